@@ -1,0 +1,257 @@
+"""Scene files: JSON validated against engine/scene_schema.py, load -> World, World -> save.
+
+Every problem is reported as a SceneError whose lines read "<file>: <json path>: <sentence>".
+Saving is atomic (temporary file in the same folder, fsync, rename), so a failed save never
+damages the file already on disk.
+"""
+import copy
+import json
+import math
+import os
+import tempfile
+
+import jsonschema
+
+from . import scene_schema
+from .settings import Settings
+from .world import WORLD, World
+
+MAX_BYTES = 64 * 1024 * 1024
+_VALIDATOR = jsonschema.Draft202012Validator(scene_schema.SCENE)
+
+
+class SceneError(ValueError):
+    """A scene file could not be used. `problems` holds (json_path, sentence) pairs."""
+
+    def __init__(self, source, problems):
+        self.source = source
+        self.problems = problems
+        path, msg = problems[0]
+        more = f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})" \
+            if len(problems) > 1 else ""
+        super().__init__(f"{source}: {path}: {msg}{more}")
+
+    def lines(self):
+        return [f"{self.source}: {p}: {m}" for p, m in self.problems]
+
+
+def _json_path(parts):
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def _sentence(err):
+    v = err.validator
+    if v == "required":
+        missing = [k for k in err.validator_value if k not in err.instance]
+        return f"missing required key {missing[0]!r}" if missing else err.message
+    if v == "additionalProperties":
+        allowed = set(err.schema.get("properties", {}))
+        extra = sorted(k for k in err.instance if k not in allowed)
+        return f"unknown key {extra[0]!r}" if extra else err.message
+    if v == "type":
+        return f"must be of type {err.validator_value}, not {type(err.instance).__name__} " \
+               f"({json.dumps(err.instance)[:40]})"
+    if v in ("enum", "const"):
+        allowed = err.validator_value if v == "enum" else [err.validator_value]
+        return f"{json.dumps(err.instance)[:40]} is not one of {', '.join(map(repr, allowed))}"
+    if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {"minimum": "at least", "exclusiveMinimum": "greater than",
+                 "maximum": "at most", "exclusiveMaximum": "less than"}[v]
+        return f"must be {words} {err.validator_value}, got {err.instance}"
+    if v in ("minItems", "maxItems"):
+        return f"must have {'at least' if v == 'minItems' else 'at most'} " \
+               f"{err.validator_value} items, got {len(err.instance)}"
+    if v == "oneOf" and isinstance(err.instance, dict) and "bodies" in err.instance:
+        return "give exactly one of 'anchor', 'anchors' or 'local_anchors'"
+    if v == "not":
+        return "give either 'mass' or 'density', not both"
+    return err.message
+
+
+def _non_finite(doc, parts=()):
+    """Paths of NaN/inf numbers (Python's json accepts them; the format does not)."""
+    if isinstance(doc, float) and not math.isfinite(doc):
+        yield _json_path(parts)
+    elif isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _non_finite(v, parts + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _non_finite(v, parts + (i,))
+
+
+def validate(doc, source="<scene>"):
+    """Raise SceneError listing every problem of a parsed scene document."""
+    problems = [(p, "must be a finite number") for p in _non_finite(doc)]
+    if not problems:
+        errs = sorted(_VALIDATOR.iter_errors(doc), key=lambda e: (list(map(str, e.path)), e.validator))
+        problems = [(_json_path(e.absolute_path), _sentence(e)) for e in errs]
+        problems = list(dict.fromkeys(problems))  # dedupe, keep order
+    if not problems:
+        problems = _reference_problems(doc)
+    if problems:
+        raise SceneError(source, problems)
+
+
+def _reference_problems(doc):
+    problems = []
+    names = {}
+    for i, b in enumerate(doc.get("bodies", [])):
+        if b["name"] == WORLD:
+            problems.append((f"$.bodies[{i}].name", "'world' is reserved for the fixed world"))
+        elif b["name"] in names:
+            problems.append((f"$.bodies[{i}].name",
+                             f"duplicate body name {b['name']!r} (also $.bodies[{names[b['name']]}])"))
+        names.setdefault(b["name"], i)
+        if "orientation" in b and sum(x * x for x in b["orientation"]) < 1e-12:
+            problems.append((f"$.bodies[{i}].orientation", "quaternion has zero length"))
+        if not b.get("fixed", False) and "mass" not in b and "density" not in b:
+            problems.append((f"$.bodies[{i}]", "a dynamic body needs 'mass' or 'density'"))
+        if not b.get("fixed", False) and "shape" not in b and "shapes" not in b \
+                and "inertia" not in b:
+            problems.append((f"$.bodies[{i}]", "give a shape or an explicit 'inertia'"))
+    jnames = {}
+    for i, j in enumerate(doc.get("joints", [])):
+        for k, bn in enumerate(j["bodies"]):
+            if bn != WORLD and bn not in names:
+                problems.append((f"$.joints[{i}].bodies[{k}]", f"no body named {bn!r}"))
+        if j["bodies"][0] == j["bodies"][1]:
+            problems.append((f"$.joints[{i}].bodies", "a joint needs two different bodies"))
+        if j["name"] in jnames:
+            problems.append((f"$.joints[{i}].name", f"duplicate joint name {j['name']!r}"))
+        jnames.setdefault(j["name"], i)
+    for i, pair in enumerate(doc.get("contacts", {}).get("disabled_pairs", [])):
+        for k, bn in enumerate(pair):
+            if bn not in names:
+                problems.append((f"$.contacts.disabled_pairs[{i}][{k}]", f"no body named {bn!r}"))
+    return problems
+
+
+def read_document(path):
+    """Parse a scene file into a dict, with SceneError for I/O, size and syntax problems."""
+    source = str(path)
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise SceneError(source, [("$", f"cannot read file ({e.strerror})")]) from None
+    if size > MAX_BYTES:
+        raise SceneError(source, [("$", f"file is {size / 1e6:.0f} MB; the limit is "
+                                        f"{MAX_BYTES / 1e6:.0f} MB")])
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SceneError(source, [("$", f"not UTF-8 text (byte {e.start})")]) from None
+    except OSError as e:
+        raise SceneError(source, [("$", f"cannot read file ({e.strerror})")]) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SceneError(source, [("$", f"invalid JSON at line {e.lineno} column {e.colno}: "
+                                        f"{e.msg}")]) from None
+    return doc
+
+
+def load_scene(path):
+    """Read, validate and build a World from a scene file."""
+    doc = read_document(path)
+    world = scene_to_world(doc, str(path))
+    world.meta["path"] = str(path)
+    return world
+
+
+def scene_to_world(doc, source="<scene>"):
+    """Build a World from a scene document (validated here)."""
+    validate(doc, source)
+    world = World(Settings.from_dict(doc.get("settings", {})))
+    world.camera = copy.deepcopy(doc.get("camera"))
+    world.contacts_spec = copy.deepcopy(doc.get("contacts"))
+    world.meta = {k: doc[k] for k in ("name", "description") if k in doc}
+    from .bodies import body_model
+    models, specs = [], []
+    for i, spec in enumerate(doc.get("bodies", [])):
+        try:
+            models.append(body_model(spec, where=f"$.bodies[{i}]"))
+        except ValueError as e:
+            path, _, msg = str(e).partition(": ")
+            raise SceneError(source, [(path, msg)]) from None
+        specs.append(spec)
+    world._append_bodies(models, specs)
+    for i, spec in enumerate(doc.get("joints", [])):
+        try:
+            world.add_joint(spec)
+        except (ValueError, KeyError) as e:
+            raise SceneError(source, [(f"$.joints[{i}]", str(e).strip("'\""))]) from None
+    return world
+
+
+def _clean(x):
+    return [float(v) for v in x]
+
+
+def world_to_scene(world):
+    """The current world (state, edits, settings) as a scene document."""
+    doc = {"format": "impulse-scene", "version": scene_schema.VERSION}
+    for key in ("name", "description"):
+        if key in world.meta:
+            doc[key] = world.meta[key]
+    doc["settings"] = world.settings.to_dict()
+    if world.camera:
+        doc["camera"] = copy.deepcopy(world.camera)
+    bodies = []
+    for b, m in enumerate(world.models):
+        spec = copy.deepcopy(m.spec)
+        pos, quat = world.body_scene_pose(b)
+        spec["position"] = _clean(pos)
+        spec["orientation"] = _clean(quat)
+        if not m.static:
+            w = world.B.omega[b]
+            v_origin = world.B.vel[b] - _cross(w, world.B.pos[b] - pos)
+            spec["velocity"] = _clean(v_origin)
+            spec["angular_velocity"] = _clean(w)
+        bodies.append(spec)
+    doc["bodies"] = bodies
+    joints = []
+    for jm, arr in [(j, world.J) for j in world.joint_models] + \
+                   [(s, world.Sp) for s in world.spring_models]:
+        spec = copy.deepcopy(jm.spec)
+        for key in ("anchor", "anchors"):
+            spec.pop(key, None)
+        models = world.joint_models if arr is world.J else world.spring_models
+        i = models.index(jm)
+        spec["local_anchors"] = [
+            _clean(world._principal_to_scene(arr.body[i, s], arr.anchor[i, s])) for s in range(2)]
+        if arr is world.Sp:
+            spec["rest_length"] = float(world.Sp.rest[i])
+        joints.append(spec)
+    if joints:
+        doc["joints"] = joints
+    if world.contacts_spec:
+        doc["contacts"] = copy.deepcopy(world.contacts_spec)
+    return doc
+
+
+def _cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def save_scene(world, path):
+    """Write the world as a scene file atomically (never a partial file)."""
+    doc = world_to_scene(world)
+    validate(doc, str(path))
+    text = json.dumps(doc, indent=2) + "\n"
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".impulse-", suffix=".json.tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

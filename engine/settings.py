@@ -1,0 +1,44 @@
+"""Simulation settings of a scene (the `settings` object of a scene file)."""
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+from . import state as S
+
+
+@dataclass
+class Settings:
+    h: float = 0.01                        # time step [s]
+    gravity: list = field(default_factory=lambda: [0.0, -9.81, 0.0])
+    solver: str = "iterative"
+    eps_pos: float = 1e-5                  # Dmax: joint position tolerance [m]
+    eps_vel: float = 1e-4                  # Vmax: joint velocity tolerance [m/s]
+    max_iterations: int = 500              # cap on correction cycles per step
+    time_budget_ms: float = 0.0            # wall-time budget of the correction loop; 0 = none
+    taylor_order: int = 4                  # order of the rotation series
+    velocity_correction: bool = True       # P-step 4
+    max_halvings: int = 4                  # step halvings allowed when the iteration diverges
+    spring_mode: str = "approximate"       # or "iterated"
+
+    def to_array(self, h_prev):
+        a = np.zeros(S.S_SIZE)
+        a[S.S_H] = self.h
+        a[S.S_EPS_POS] = self.eps_pos
+        a[S.S_EPS_VEL] = self.eps_vel
+        a[S.S_MAX_SWEEPS] = self.max_iterations
+        a[S.S_BUDGET_NS] = self.time_budget_ms * 1e6
+        a[S.S_ORDER] = self.taylor_order
+        a[S.S_VEL_CORR] = 1.0 if self.velocity_correction else 0.0
+        a[S.S_MAX_HALVINGS] = self.max_halvings
+        a[S.S_SPRING_ITERATED] = 1.0 if self.spring_mode == "iterated" else 0.0
+        a[S.S_H_PREV] = h_prev
+        a[S.S_GX:S.S_GX + 3] = self.gravity
+        return a
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})

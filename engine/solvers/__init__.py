@@ -1,0 +1,2 @@
+"""Solvers for the joint corrections: iterative (Gauss-Seidel with look-ahead)."""
+SOLVERS = ("iterative",)

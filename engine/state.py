@@ -1,0 +1,83 @@
+"""The flat arrays a step works on, bundled as named tuples so numba kernels can take them.
+
+Shapes: n bodies, m joints, s springs, N = Taylor order. Body index -1 is the world.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+# Body state and per-step derived quantities (all float64 unless noted).
+Bodies = namedtuple("Bodies", [
+    "pos",            # (n,3) centre of mass, world
+    "rot",            # (n,3,3) principal axes as columns (body -> world)
+    "vel",            # (n,3) centre velocity
+    "omega",          # (n,3) angular velocity, world
+    "inv_mass",       # (n,) 0 for static bodies
+    "inertia",        # (n,3) principal moments J
+    "inv_inertia",    # (n,3) J^-1 with 0 where J = 0 or the body is static
+    "static",         # (n,) bool
+    "inertia_w",      # (n,3,3) R J R^T at the current time (derived)
+    "inv_inertia_w",  # (n,3,3) R J^-1 R^T at the current time (derived)
+    "pred_pos",       # (n,3) look-ahead cache: s(t+h)
+    "pred_series",    # (n,N+1,3) look-ahead cache: scaled omega terms
+    "pred_rot",       # (n,3,3) look-ahead cache: M_rot, the orthonormal rotation over h
+    "pred_ok",        # (n,) bool: cache valid for the current velocities
+])
+
+# Joints: one row each; `kind` selects the constraint family (engine/joints/).
+Joints = namedtuple("Joints", [
+    "kind",      # (m,) int64
+    "body",      # (m,2) int64, -1 = world
+    "anchor",    # (m,2,3) anchor in each body's principal frame (world coords for the world)
+    "axis",      # (m,2,3) unit axis in each body's frame (families that need one)
+    "param",     # (m,8) family parameters (limits, motor targets, ...)
+    "enabled",   # (m,) bool
+    "arm",       # (m,2,3) world arms at the current time (derived)
+    "kinv",      # (m,3,3) inverse of the 3x3 K matrix at the current time (derived)
+    "err",       # (m,) last measured position error (derived)
+])
+
+# Springs and dampers between two body points (Schmitt sec. 10).
+Springs = namedtuple("Springs", [
+    "body",      # (s,2) int64
+    "anchor",    # (s,2,3) in each body's frame (world coords for the world)
+    "rest",      # (s,) rest length Dist
+    "stiff",     # (s,) K_f [N/m]
+    "damp",      # (s,) K_d [N s/m]
+    "applied",   # (s,3) impulse applied so far in this step (iterated mode, derived)
+    "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
+])
+
+# Solver settings passed to kernels as one float array (index constants below).
+S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
+    S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_SIZE = range(14)
+
+# Statistics of one step, written by the kernels into one float array.
+T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL, \
+    T_HALVINGS, T_BUDGET_HIT, T_SOLVE_NS, T_SIZE = range(11)
+
+
+def empty_bodies(n, order):
+    return Bodies(
+        pos=np.zeros((n, 3)), rot=np.tile(np.eye(3), (n, 1, 1)), vel=np.zeros((n, 3)),
+        omega=np.zeros((n, 3)), inv_mass=np.zeros(n), inertia=np.zeros((n, 3)),
+        inv_inertia=np.zeros((n, 3)), static=np.zeros(n, dtype=np.bool_),
+        inertia_w=np.zeros((n, 3, 3)), inv_inertia_w=np.zeros((n, 3, 3)),
+        pred_pos=np.zeros((n, 3)), pred_series=np.zeros((n, order + 1, 3)),
+        pred_rot=np.tile(np.eye(3), (n, 1, 1)),
+        pred_ok=np.zeros(n, dtype=np.bool_))
+
+
+def empty_joints(m):
+    return Joints(
+        kind=np.zeros(m, dtype=np.int64), body=np.zeros((m, 2), dtype=np.int64),
+        anchor=np.zeros((m, 2, 3)), axis=np.zeros((m, 2, 3)), param=np.zeros((m, 8)),
+        enabled=np.ones(m, dtype=np.bool_), arm=np.zeros((m, 2, 3)),
+        kinv=np.zeros((m, 3, 3)), err=np.zeros(m))
+
+
+def empty_springs(s):
+    return Springs(
+        body=np.zeros((s, 2), dtype=np.int64), anchor=np.zeros((s, 2, 3)), rest=np.zeros(s),
+        stiff=np.zeros(s), damp=np.zeros(s), applied=np.zeros((s, 3)),
+        force_prev=np.zeros((s, 3)))

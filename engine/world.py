@@ -1,0 +1,299 @@
+"""World: owns the flat body/joint/spring arrays and the settings; step(), run(), live edits.
+
+Live edits (add/remove a body, joint or spring) happen between steps and only touch the rows
+they concern: a new body's mass properties are derived once, the other rows are kept.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import state as S
+from .bodies import body_model
+from .joints import KIND_NAMES
+from .rotations import matrix_to_quat, quat_to_matrix
+from .settings import Settings
+from .solvers import iterative
+
+WORLD = "world"
+
+
+@dataclass
+class JointModel:
+    name: str
+    kind: str            # "ball", ..., or "spring"
+    bodies: tuple        # two body names or "world"
+    spec: dict
+
+
+@dataclass
+class RunResult:
+    """Per-step records of World.run()."""
+    stats: np.ndarray        # (steps, T_SIZE)
+    energy: np.ndarray       # (steps+1,) total energy after each step
+    times: np.ndarray        # (rows,) times of the recorded states
+    pos: np.ndarray          # (rows, n, 3)
+    rot: np.ndarray          # (rows, n, 3, 3)
+    vel: np.ndarray
+    omega: np.ndarray
+    wall_time: float
+
+
+class World:
+    def __init__(self, settings=None):
+        self.settings = settings if isinstance(settings, Settings) else \
+            Settings.from_dict(settings or {})
+        self.time = 0.0
+        self.h_prev = 0.0          # previous step length (0 at the start, see joints/spring.py)
+        self.models = []           # BodyModel per body
+        self.joint_models = []     # JointModel per joint (not springs)
+        self.spring_models = []    # JointModel per spring
+        self.camera = None
+        self.contacts_spec = None
+        self.meta = {}
+        order = self.settings.taylor_order
+        self.B = S.empty_bodies(0, order)
+        self.J = S.empty_joints(0)
+        self.Sp = S.empty_springs(0)
+        self.stats = np.zeros(S.T_SIZE)
+        self._order = order
+
+    # ---- names and lookups -------------------------------------------------------------
+    @property
+    def body_names(self):
+        return [m.name for m in self.models]
+
+    @property
+    def joint_names(self):
+        return [j.name for j in self.joint_models]
+
+    def body_index(self, name):
+        if name == WORLD:
+            return -1
+        for i, m in enumerate(self.models):
+            if m.name == name:
+                return i
+        raise KeyError(f"no body named {name!r}")
+
+    # ---- array views the viewer and collision read ------------------------------------
+    body_pos = property(lambda self: self.B.pos)
+    body_rot = property(lambda self: self.B.rot)
+    body_vel = property(lambda self: self.B.vel)
+    body_omega = property(lambda self: self.B.omega)
+    body_static = property(lambda self: self.B.static)
+
+    @property
+    def body_color(self):
+        return np.array([m.color for m in self.models], dtype=np.float64).reshape(-1, 3)
+
+    # ---- bodies --------------------------------------------------------------------------
+    def add_body(self, spec):
+        """Add a body from a scene-file body entry; returns its index."""
+        if spec["name"] == WORLD or spec["name"] in self.body_names:
+            raise ValueError(f"body name {spec['name']!r} is already taken")
+        model = body_model(spec, where=f"body {spec['name']!r}")
+        self._append_bodies([model], [spec])
+        return len(self.models) - 1
+
+    def _append_bodies(self, models, specs):
+        k = len(models)
+        new = S.empty_bodies(k, self._order)
+        for i, (m, spec) in enumerate(zip(models, specs)):
+            rot_scene = quat_to_matrix(spec.get("orientation", [1.0, 0.0, 0.0, 0.0]))
+            pos_scene = np.asarray(spec.get("position", [0.0, 0.0, 0.0]), dtype=np.float64)
+            new.rot[i] = rot_scene @ m.frame
+            new.pos[i] = pos_scene + rot_scene @ m.com
+            if not m.static:
+                w = np.asarray(spec.get("angular_velocity", [0.0, 0.0, 0.0]), dtype=np.float64)
+                v = np.asarray(spec.get("velocity", [0.0, 0.0, 0.0]), dtype=np.float64)
+                new.omega[i] = w
+                new.vel[i] = v + np.cross(w, new.pos[i] - pos_scene)  # velocity is the frame origin's
+                new.inv_mass[i] = 1.0 / m.mass
+                new.inertia[i] = m.inertia
+                new.inv_inertia[i] = np.where(m.inertia > 0,
+                                              1.0 / np.where(m.inertia > 0, m.inertia, 1.0), 0.0)
+            new.static[i] = m.static
+        self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new)])
+        self.models.extend(models)
+
+    def remove_body(self, name):
+        """Remove a body and every joint and spring attached to it."""
+        idx = self.body_index(name)
+        for jm in [j for j in self.joint_models if name in j.bodies]:
+            self.remove_joint(jm.name)
+        for sm in [s for s in self.spring_models if name in s.bodies]:
+            self.remove_joint(sm.name)
+        self.B = S.Bodies(*[np.delete(a, idx, axis=0) for a in self.B])
+        del self.models[idx]
+        for arr in (self.J.body, self.Sp.body):
+            arr[arr > idx] -= 1
+
+    # ---- joints and springs --------------------------------------------------------------
+    def add_joint(self, spec):
+        """Add a joint or spring from a scene-file joint entry."""
+        names = self.joint_names + [s.name for s in self.spring_models]
+        if spec["name"] in names:
+            raise ValueError(f"joint name {spec['name']!r} is already taken")
+        a, b = spec["bodies"]
+        ia, ib = self.body_index(a), self.body_index(b)
+        if ia == ib:
+            raise ValueError(f"joint {spec['name']!r} connects body {a!r} to itself")
+        anchors = self._local_anchors(spec, (ia, ib))
+        model = JointModel(spec["name"], spec["type"], (a, b), spec)
+        if spec["type"] == "spring":
+            row = S.empty_springs(1)
+            row.body[0] = ia, ib
+            row.anchor[0] = anchors
+            p = [self._world_point(ia, anchors[0]), self._world_point(ib, anchors[1])]
+            row.rest[0] = spec.get("rest_length", float(np.linalg.norm(p[1] - p[0])))
+            row.stiff[0] = spec["stiffness"]
+            row.damp[0] = spec.get("damping", 0.0)
+            self.Sp = S.Springs(*[np.concatenate([x, y]) for x, y in zip(self.Sp, row)])
+            self.spring_models.append(model)
+        else:
+            row = S.empty_joints(1)
+            row.kind[0] = KIND_NAMES[spec["type"]]
+            row.body[0] = ia, ib
+            row.anchor[0] = anchors
+            self.J = S.Joints(*[np.concatenate([x, y]) for x, y in zip(self.J, row)])
+            self.joint_models.append(model)
+
+    def remove_joint(self, name):
+        for i, jm in enumerate(self.joint_models):
+            if jm.name == name:
+                self.J = S.Joints(*[np.delete(a, i, axis=0) for a in self.J])
+                del self.joint_models[i]
+                return
+        for i, sm in enumerate(self.spring_models):
+            if sm.name == name:
+                self.Sp = S.Springs(*[np.delete(a, i, axis=0) for a in self.Sp])
+                del self.spring_models[i]
+                return
+        raise KeyError(f"no joint named {name!r}")
+
+    def _world_point(self, b, local):
+        if b < 0:
+            return np.asarray(local, dtype=np.float64)
+        return self.B.pos[b] + self.B.rot[b] @ local
+
+    def _to_local(self, b, world_point):
+        if b < 0:
+            return np.asarray(world_point, dtype=np.float64)
+        return self.B.rot[b].T @ (np.asarray(world_point, dtype=np.float64) - self.B.pos[b])
+
+    def _scene_to_principal(self, b, u):
+        """A point given in body b's scene frame -> its principal frame."""
+        if b < 0:
+            return np.asarray(u, dtype=np.float64)
+        m = self.models[b]
+        return m.frame.T @ (np.asarray(u, dtype=np.float64) - m.com)
+
+    def _principal_to_scene(self, b, p):
+        if b < 0:
+            return np.asarray(p, dtype=np.float64)
+        m = self.models[b]
+        return m.com + m.frame @ p
+
+    def _local_anchors(self, spec, idx):
+        if "anchor" in spec:
+            return np.array([self._to_local(b, spec["anchor"]) for b in idx])
+        if "anchors" in spec:   # world points, one per body (springs)
+            return np.array([self._to_local(b, p) for b, p in zip(idx, spec["anchors"])])
+        return np.array([self._scene_to_principal(b, p)
+                         for b, p in zip(idx, spec["local_anchors"])])
+
+    def joint_anchor_world(self):
+        """(m,2,3) world positions of both anchors of every joint (for gizmos)."""
+        out = np.zeros((len(self.joint_models), 2, 3))
+        for j in range(out.shape[0]):
+            for s in range(2):
+                out[j, s] = self._world_point(self.J.body[j, s], self.J.anchor[j, s])
+        return out
+
+    # ---- stepping -----------------------------------------------------------------------
+    def _check_order(self):
+        if self.settings.taylor_order != self._order:
+            self._order = self.settings.taylor_order
+            n = len(self.models)
+            self.B = self.B._replace(pred_series=np.zeros((n, self._order + 1, 3)))
+
+    def step(self):
+        """Advance by settings.h; statistics of the step in self.stats / self.last_step()."""
+        self._check_order()
+        arr = self.settings.to_array(self.h_prev)
+        iterative.step(self.B, self.J, self.Sp, arr, self.stats)
+        self.h_prev = arr[S.S_H_PREV]
+        self.time += self.settings.h
+
+    def run(self, steps, record_every=0):
+        """`steps` steps in one compiled call; records energy and stats per step and, if
+        record_every > 0, every record_every-th state."""
+        import time as _time
+        self._check_order()
+        n = len(self.models)
+        rows = steps // record_every + 1 if record_every > 0 else 0
+        rec = [np.zeros((rows, n, 3)), np.zeros((rows, n, 3, 3)), np.zeros((rows, n, 3)),
+               np.zeros((rows, n, 3))]
+        stats = np.zeros((steps, S.T_SIZE))
+        energy = np.zeros(steps + 1)
+        arr = self.settings.to_array(self.h_prev)
+        t0 = _time.perf_counter()
+        iterative.run(self.B, self.J, self.Sp, arr, steps, stats, energy, max(record_every, 1),
+                      *rec)
+        wall = _time.perf_counter() - t0
+        self.h_prev = arr[S.S_H_PREV]
+        times = self.time + np.arange(rows) * record_every * self.settings.h
+        self.time += steps * self.settings.h
+        if steps:
+            self.stats[:] = stats[-1]
+        return RunResult(stats, energy, times, *rec, wall_time=wall)
+
+    def last_step(self):
+        """The statistics of the last step as a dict."""
+        s = self.stats
+        return {"checks": int(s[S.T_CHECKS]), "impulses": int(s[S.T_IMPULSES]),
+                "cycles": int(s[S.T_SWEEPS]), "max_position_error": float(s[S.T_RESIDUAL]),
+                "velocity_checks": int(s[S.T_VEL_CHECKS]),
+                "velocity_impulses": int(s[S.T_VEL_IMPULSES]),
+                "max_velocity_error": float(s[S.T_VEL_RESIDUAL]),
+                "step_halvings": int(s[S.T_HALVINGS]), "budget_hit": int(s[S.T_BUDGET_HIT]),
+                "solve_ms": float(s[S.T_SOLVE_NS]) * 1e-6}
+
+    # ---- measures -------------------------------------------------------------------------
+    def energy(self):
+        """(kinetic, potential) energy; potential includes gravity and springs."""
+        k, p = iterative.energy(self.B, self.Sp, np.asarray(self.settings.gravity, np.float64))
+        return float(k), float(p)
+
+    def momentum(self):
+        """(linear, angular about the origin) momentum of the dynamic bodies."""
+        lin = np.zeros(3)
+        ang = np.zeros(3)
+        B = self.B
+        for b in range(len(self.models)):
+            if B.static[b] or B.inv_mass[b] == 0:
+                continue
+            m = 1.0 / B.inv_mass[b]
+            lin += m * B.vel[b]
+            iw = B.rot[b] @ np.diag(B.inertia[b]) @ B.rot[b].T
+            ang += np.cross(B.pos[b], m * B.vel[b]) + iw @ B.omega[b]
+        return lin, ang
+
+    # ---- state snapshots (history, undo of motion) ---------------------------------------
+    def get_state(self):
+        return {"time": self.time, "h_prev": self.h_prev, "pos": self.B.pos.copy(),
+                "rot": self.B.rot.copy(), "vel": self.B.vel.copy(),
+                "omega": self.B.omega.copy(), "force_prev": self.Sp.force_prev.copy()}
+
+    def set_state(self, st):
+        self.time, self.h_prev = st["time"], st["h_prev"]
+        for name in ("pos", "rot", "vel", "omega"):
+            getattr(self.B, name)[:] = st[name]
+        self.Sp.force_prev[:] = st["force_prev"]
+
+    # ---- scene out -----------------------------------------------------------------------
+    def body_scene_pose(self, b):
+        """(position, orientation quaternion) of body b's scene frame."""
+        m = self.models[b]
+        rot_scene = self.B.rot[b] @ m.frame.T
+        pos_scene = self.B.pos[b] - rot_scene @ m.com
+        return pos_scene, matrix_to_quat(rot_scene)
