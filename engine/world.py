@@ -236,6 +236,7 @@ class World:
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
         arr = self.settings.to_array(self.h_prev)
+        iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec)  # load the JIT
         t0 = _time.perf_counter()
         iterative.run(self.B, self.J, self.Sp, arr, steps, stats, energy, max(record_every, 1),
                       *rec)

@@ -1,0 +1,145 @@
+"""`impulse sim` (headless run of a scene) and `impulse bench` (benchmarks).
+
+Exit status: 0 ok; 2 bad scene file or arguments (one line on stderr, no traceback);
+1 any other failure (one line on stderr).
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+import numpy as np
+
+from .rotations import matrix_to_quat
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"impulse {self.prog.split()[-1]}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not np.isfinite(v) or v <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+        return v
+    return parse
+
+
+def sim_parser():
+    p = _Parser(prog="impulse sim", description="Run a scene headless and report its metrics.")
+    p.add_argument("scene", help="scene file (.json)")
+    p.add_argument("--duration", type=_positive(float), default=10.0, help="seconds (default 10)")
+    p.add_argument("--h", type=_positive(float), help="time step [s] (default: the scene's)")
+    p.add_argument("--solver", choices=["iterative"], help="joint solver")
+    p.add_argument("--eps-pos", type=_positive(float), help="position tolerance Dmax [m]")
+    p.add_argument("--eps-vel", type=_positive(float), help="velocity tolerance Vmax [m/s]")
+    p.add_argument("--trajectory", metavar="OUT.csv", help="write the motion of every dynamic body")
+    p.add_argument("--every", type=_positive(int), default=1, help="trajectory: every N-th step")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def run_sim(args):
+    from .metrics import run_summary
+    from .scene import load_scene
+    world = load_scene(args.scene)
+    for key, attr in (("h", "h"), ("solver", "solver"), ("eps_pos", "eps_pos"),
+                      ("eps_vel", "eps_vel")):
+        if getattr(args, key) is not None:
+            setattr(world.settings, attr, getattr(args, key))
+    steps = max(1, int(round(args.duration / world.settings.h)))
+    e0 = sum(world.energy())
+    if args.trajectory:
+        _check_writable(args.trajectory)
+    result = world.run(steps, record_every=args.every if args.trajectory else 0)
+    summary = run_summary(world, result, os.path.basename(args.scene), e0)
+    if args.trajectory:
+        write_trajectory(world, result, args.trajectory)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        for k, v in summary.items():
+            print(f"{k:>26}: {v}")
+    return 0
+
+
+def _check_writable(path):
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise OSError(f"cannot write {path}: folder {folder} is missing or read-only")
+
+
+def write_trajectory(world, result, path):
+    """CSV: t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz (scene-frame pose of each body)."""
+    dynamic = [b for b, m in enumerate(world.models) if not m.static]
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow("t body x y z qw qx qy qz vx vy vz wx wy wz".split())
+        for r, t in enumerate(result.times):
+            for b in dynamic:
+                m = world.models[b]
+                rot = result.rot[r, b] @ m.frame.T
+                pos = result.pos[r, b] - rot @ m.com
+                om = result.omega[r, b]
+                vel = result.vel[r, b] - np.cross(om, result.pos[r, b] - pos)
+                w.writerow([f"{t:.10g}", m.name, *(f"{x:.12g}" for x in pos),
+                            *(f"{x:.12g}" for x in matrix_to_quat(rot)),
+                            *(f"{x:.12g}" for x in vel), *(f"{x:.12g}" for x in om)])
+    os.replace(tmp, path)
+
+
+def bench_parser():
+    from .benchmarks import BENCHMARKS
+    p = _Parser(prog="impulse bench", description="Run benchmarks; print a table, write JSON.")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help=f"benchmarks to run (default all): {', '.join(BENCHMARKS)}")
+    p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
+    return p
+
+
+def run_bench(args):
+    from .benchmarks import BENCHMARKS, format_table
+    names = args.names or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        print(f"impulse bench: unknown benchmark {unknown[0]!r} (known: {', '.join(BENCHMARKS)})",
+              file=sys.stderr)
+        return 2
+    rows = []
+    for n in names:
+        rows.extend(BENCHMARKS[n]())
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows}, f, indent=2, default=float)
+    return 0
+
+
+def main(argv=None):
+    """Entry for `impulse sim ...` / `impulse bench ...` (argv without the program name)."""
+    from .scene import SceneError
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in ("sim", "bench"):
+        print("usage: impulse {sim,bench} ...", file=sys.stderr)
+        return 2
+    try:
+        if argv[0] == "sim":
+            return run_sim(sim_parser().parse_args(argv[1:]))
+        return run_bench(bench_parser().parse_args(argv[1:]))
+    except SceneError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("impulse: interrupted", file=sys.stderr)
+        return 1
+    except Exception as e:  # one line, never a traceback
+        print(f"impulse {argv[0]}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
