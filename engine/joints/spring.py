@@ -150,14 +150,14 @@ def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratc
     if is_dynamic(B, b2):
         inv_m += B.inv_mass[b2]
     effect = mag * inv_m * h
-    if effect < eps:
-        return effect, False
+    # the change is always applied (it is cheap and makes the impulse exact); it only counts
+    # as a correction, keeping the loop going, when its effect over h reaches eps
     apply_impulse(B, b1, arm1, dx, dy, dz)
     apply_impulse(B, b2, arm2, -dx, -dy, -dz)
     Sp.applied[i, 0] += dx
     Sp.applied[i, 1] += dy
     Sp.applied[i, 2] += dz
-    return effect, True
+    return effect, effect >= eps
 
 
 @njit(cache=True)

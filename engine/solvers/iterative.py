@@ -69,7 +69,10 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, ma
     ok = True
     while since < items:
         if checks >= max_checks:
-            stats[T_BUDGET_HIT] += 1
+            if may_abort:  # not converging within the cap: treat like divergence
+                ok = False
+            else:
+                stats[T_BUDGET_HIT] += 1
             break
         if idx < m:
             if J.enabled[idx]:
