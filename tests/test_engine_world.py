@@ -27,7 +27,8 @@ def test_add_and_remove_bodies_and_joints_between_steps():
     w.run(50)
     gaps = w.joint_anchor_world()
     assert np.abs(gaps[:, 0] - gaps[:, 1]).max() < 1e-7
-    assert w.body_pos[1][1] > -0.5 * 9.81 * 0.5 ** 2 + 0.1  # held up: not in free fall
+    free_fall = np.array([2.0, -0.5 * 9.81 * 0.5 ** 2, 0.0])
+    assert np.linalg.norm(w.body_pos[1] - free_fall) > 0.05  # the link moves it
     w.remove_joint("link")
     w.run(10)
     w.remove_body("a")  # also removes "pin"
