@@ -1,0 +1,1 @@
+"""The viewer: pyglet window, moderngl renderer, imgui-bundle UI, VR."""
