@@ -72,19 +72,20 @@ class DemoWorld:
         return np.einsum("mij,mj->mi", self.body_rot[self.joint_pairs[:, 0]], self.joint_axis_local)
 
     def step(self) -> None:
-        """Advance the kinematic animation by settings.h."""
+        """Advance the kinematic animation by settings.h (spin about omega, bob up and down)."""
         h = self.settings.h
         self.time += h
-        for i in np.flatnonzero(~self.body_static):
-            w = self.body_omega[i]
-            angle = np.linalg.norm(w) * h
-            if angle > 0:
-                k = w / np.linalg.norm(w)
-                kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-                r = np.identity(3) + np.sin(angle) * kx + (1 - np.cos(angle)) * kx @ kx
-                self.body_rot[i] = r @ self.body_rot[i]
-        bob = 0.15 * np.sin(2.0 * self.time + np.arange(len(self.body_pos)))
         dyn = ~self.body_static
+        w = self.body_omega[dyn]
+        angle = np.linalg.norm(w, axis=1) * h
+        k = w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-12)
+        kx = np.zeros((len(k), 3, 3))
+        kx[:, 0, 1], kx[:, 0, 2], kx[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
+        kx -= kx.transpose(0, 2, 1)
+        s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+        r = np.identity(3) + s * kx + (1 - c) * kx @ kx
+        self.body_rot[dyn] = r @ self.body_rot[dyn]
+        bob = 0.15 * np.sin(2.0 * self.time + np.arange(len(self.body_pos)))
         new_y = self._base_pos[dyn, 1] + bob[dyn]
         self.body_vel[dyn, 1] = (new_y - self.body_pos[dyn, 1]) / h
         self.body_pos[dyn, 1] = new_y

@@ -24,11 +24,25 @@ from app.render.shadow import ShadowMap, light_view_proj
 from app.render.target import RenderTarget
 
 
-class Renderer:
-    """Draws a scene's arrays into any moderngl framebuffer (window, offscreen, VR eye)."""
+def is_software(ctx: moderngl.Context) -> bool:
+    """True on CPU rasterisers (Mesa llvmpipe / softpipe / swrast)."""
+    name = ctx.info.get("GL_RENDERER", "").lower()
+    return any(word in name for word in ("llvmpipe", "softpipe", "swrast", "software"))
 
-    def __init__(self, ctx: moderngl.Context, samples: int = 4, shadow_size: int = 2048):
+
+class Renderer:
+    """Draws a scene's arrays into any moderngl framebuffer (window, offscreen, VR eye).
+
+    samples / shadow_size default to 4 / 2048 on GPUs and 0 / 1024 on software rasterisers
+    (MSAA costs llvmpipe 3-5x per frame).
+    """
+
+    def __init__(self, ctx: moderngl.Context, samples: int | None = None,
+                 shadow_size: int | None = None):
         self.ctx = ctx
+        soft = is_software(ctx)
+        samples = (0 if soft else 4) if samples is None else samples
+        shadow_size = (1024 if soft else 2048) if shadow_size is None else shadow_size
         self.progs = {name: load_program(ctx, name)
                       for name in ("shape", "shadow", "outline", "grid", "pick")}
         self.shapes = {SPHERE: MeshBatch(ctx, meshes.sphere()), BOX: MeshBatch(ctx, meshes.box()),
@@ -122,16 +136,16 @@ class Renderer:
         self.shadow.depth.use(location=0)
         for prog in self.progs.values():
             self._common_uniforms(prog, view, proj, eye, opts)
-        ctx.enable_only(moderngl.DEPTH_TEST)
-        ctx.wireframe = False
-        self.ground.draw(self.instances.planes, opts, fallback_grid=True)
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.wireframe = bool(opts.wireframe)
         shape = self.progs["shape"]
-        for batch in self.shape_batches():
-            batch.sort_front_to_back(eye)
+        for batch in self.shape_batches():   # opaque shapes first, nearest first: the
+            batch.sort_front_to_back(eye)     # ground behind them is then depth-rejected
             batch.draw(shape)
         ctx.wireframe = False
+        ctx.enable_only(moderngl.DEPTH_TEST)
+        self.ground.draw(self.instances.planes, opts, fallback_grid=not opts.wireframe)
+        ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         if (opts.selected or opts.hovered >= 0) and opts.outline_px > 0:
             outline = self.progs["outline"]
             set_uniform(outline, "u_viewport", (float(size[0]), float(size[1])))

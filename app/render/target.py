@@ -12,6 +12,7 @@ class RenderTarget:
         self.samples = min(samples, ctx.max_samples) if samples > 1 else 0
         self.size = (0, 0)
         self.fbo = None
+        self.color_only = None
         self._parts = []
 
     def ensure(self, size: tuple[int, int]) -> moderngl.Framebuffer:
@@ -21,20 +22,23 @@ class RenderTarget:
             color = self.ctx.renderbuffer(size, 4, samples=self.samples)
             depth = self.ctx.depth_renderbuffer(size, samples=self.samples)
             self.fbo = self.ctx.framebuffer([color], depth)
-            self._parts = [color, depth]
+            # colour-only view for the resolve: blitting depth into a window framebuffer
+            # with another depth format is GL_INVALID_OPERATION
+            self.color_only = self.ctx.framebuffer([color])
+            self._parts = [color, depth, self.color_only]
             self.size = size
         return self.fbo
 
     def resolve(self, dst: moderngl.Framebuffer) -> None:
         """Blit (and resolve multisampling) into dst's lower-left `size` pixels."""
-        self.ctx.copy_framebuffer(dst, self.fbo)
+        self.ctx.copy_framebuffer(dst, self.color_only)
 
     def release(self) -> None:
         if self.fbo is not None:
             self.fbo.release()
-        for part in self._parts:
+        for part in reversed(self._parts):
             part.release()
-        self.fbo, self._parts, self.size = None, [], (0, 0)
+        self.fbo, self.color_only, self._parts, self.size = None, None, [], (0, 0)
 
 
 class ImageTarget:

@@ -1,9 +1,14 @@
 #version 330 core
 // Ground with an anti-aliased grid (screen-space derivatives), fading with distance;
 // with u_fill == 0 only translucent grid lines (scenes without a ground plane).
-#include "lighting.glsl"
-uniform vec3 u_normal;
-uniform vec3 u_ground_color;
+// The plane is flat, so its lit and shadowed colours come in as uniforms: only the
+// shadow lookup and the grid lines are per fragment (cheap enough for llvmpipe).
+uniform vec3 u_eye;
+uniform sampler2DShadow u_shadow_map;
+uniform int u_use_shadow;
+uniform float u_shadow_texel;
+uniform vec3 u_lit_color;
+uniform vec3 u_shadow_color;
 uniform float u_cell;
 uniform int u_show_grid;
 uniform float u_fade;
@@ -13,29 +18,26 @@ in vec2 v_plane;
 in vec4 v_light;
 out vec4 f_color;
 
-float grid_line(vec2 coord, float width) {
-    vec2 d = fwidth(coord);
-    vec2 g = abs(fract(coord - 0.5) - 0.5) / max(d, 1e-6);
-    return 1.0 - clamp(min(g.x, g.y) - width + 0.5, 0.0, 1.0);
-}
-
 void main() {
-    float fade = clamp(1.0 - length(u_eye - v_world) / u_fade, 0.0, 1.0);
-    float minor = u_show_grid != 0 ? grid_line(v_plane / u_cell, 0.6) * fade : 0.0;
-    float major = u_show_grid != 0 ? grid_line(v_plane / (u_cell * 10.0), 1.1) * fade : 0.0;
+    vec2 coord = v_plane / u_cell;
+    vec2 d = max(fwidth(coord), vec2(1e-6));
+    float fade = float(u_show_grid) * clamp(1.0 - length(u_eye - v_world) / u_fade, 0.0, 1.0);
+    vec2 minor_g = abs(fract(coord - 0.5) - 0.5) / d;
+    vec2 major_g = abs(fract(coord * 0.1 - 0.5) - 0.5) / (d * 0.1);
+    vec2 axis_g = abs(coord) / d;
+    float minor = (1.0 - clamp(min(minor_g.x, minor_g.y) - 0.1, 0.0, 1.0)) * fade;
+    float major = (1.0 - clamp(min(major_g.x, major_g.y) - 0.6, 0.0, 1.0)) * fade;
     if (u_fill == 0) {
         f_color = vec4(vec3(0.75), max(minor * 0.5, major) * 0.6);
         return;
     }
-    vec3 n = u_normal;
-    if (dot(n, u_eye - v_world) < 0.0) n = -n;
-    vec3 c = shade(u_ground_color, n, v_world, v_light, 0.05);
-    c *= 1.0 - 0.35 * minor;
-    c *= 1.0 - 0.5 * major;
-    if (u_show_grid != 0) {
-        vec2 ax = abs(v_plane) / max(fwidth(v_plane), 1e-6);
-        c = mix(c, vec3(0.8, 0.25, 0.25), (1.0 - clamp(ax.y - 0.5, 0.0, 1.0)) * fade);
-        c = mix(c, vec3(0.25, 0.35, 0.85), (1.0 - clamp(ax.x - 0.5, 0.0, 1.0)) * fade);
-    }
+    float lit = 1.0;
+    vec3 p = v_light.xyz * 0.5 + 0.5;
+    if (u_use_shadow != 0 && all(greaterThan(p, vec3(0.0))) && all(lessThan(p, vec3(1.0))))
+        lit = texture(u_shadow_map, vec3(p.xy, p.z - u_shadow_texel));
+    vec3 c = mix(u_shadow_color, u_lit_color, lit);
+    c *= (1.0 - 0.35 * minor) * (1.0 - 0.5 * major);
+    c = mix(c, vec3(0.8, 0.25, 0.25), (1.0 - clamp(axis_g.y - 0.5, 0.0, 1.0)) * fade);
+    c = mix(c, vec3(0.25, 0.35, 0.85), (1.0 - clamp(axis_g.x - 0.5, 0.0, 1.0)) * fade);
     f_color = vec4(c, 1.0);
 }
