@@ -134,7 +134,8 @@ class Viewer:
         now = time.perf_counter()
         wall_dt = (now - self._last) if self._last is not None else 1.0 / 60.0
         self._last = now
-        self.frame_times.append(wall_dt)
+        if self.frame_count >= 3:          # the first frames compile shaders: not representative
+            self.frame_times.append(wall_dt)
         self.window.switch_to()
         self.controller.update(wall_dt)
         if self.update is not None:

@@ -14,7 +14,7 @@ def _frame_plot(frame_times) -> None:
     ms = np.asarray(frame_times, dtype=np.float64) * 1000.0
     if len(ms) < 2:
         return
-    if implot.begin_plot("##frame_ms", imgui.ImVec2(-1, 90)):
+    if implot.begin_plot("##frame_ms", imgui.ImVec2(-1, 90), implot.Flags_.no_legend):
         implot.setup_axes("", "ms", implot.AxisFlags_.no_tick_labels, implot.AxisFlags_.auto_fit)
         implot.setup_axis_limits(implot.ImAxis_.x1, 0, len(ms), implot.Cond_.always)
         implot.plot_line("frame", ms)
@@ -30,7 +30,7 @@ def _loop_controls(loop) -> None:
     imgui.same_line()
     if imgui.button("Step"):
         loop.request_step()
-    changed, exponent = imgui.slider_float("speed (log2)", float(np.log2(loop.speed)), -3.0, 3.0,
+    changed, exponent = imgui.slider_float("speed", float(np.log2(loop.speed)), -3.0, 3.0,
                                            f"x{loop.speed:.3g}")
     if changed:
         loop.speed = 2.0 ** exponent
