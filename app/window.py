@@ -53,6 +53,7 @@ class Viewer:
         self.frame_count = 0
         self.frame_times: deque[float] = deque(maxlen=240)
         self._last = None
+        self._hover_xy = None
         self._prepared = False
         self._stop_after: int | None = None
         self._final_screenshot = None
@@ -140,8 +141,7 @@ class Viewer:
         self.controller.update(wall_dt)
         if self.update is not None:
             self.update(wall_dt)
-        hover = self.controller.hover_point()
-        self.options.hovered = self.pick(*hover)[0] if hover is not None else -1
+        self._update_hover()
         screen = self.ctx.screen
         self.render_scene(screen, self.size)
         if self.ui is not None and self.show_ui:
@@ -152,6 +152,14 @@ class Viewer:
         self.frame_count += 1
         if self._stop_after is not None and self.frame_count >= self._stop_after:
             self._finish()
+
+    def _update_hover(self) -> None:
+        """Pick under the cursor when it moved (or every 10th frame: bodies move too)."""
+        hover = self.controller.hover_point()
+        if hover is None:
+            self.options.hovered, self._hover_xy = -1, None
+        elif hover != self._hover_xy or self.frame_count % 10 == 0:
+            self.options.hovered, self._hover_xy = self.pick(*hover)[0], hover
 
     def _reset_gl_state(self) -> None:
         """Undo what ImGui's PyOpenGL renderer leaves on (scissor, blend)."""

@@ -54,6 +54,15 @@ def gl_context():
     return ctx
 
 
+def release_gl_context(ctx) -> None:
+    """Release a headless context and unbind EGL from this thread: with libglvnd a thread
+    whose EGL context stays current cannot make a GLX (pyglet window) context current."""
+    import ctypes
+
+    ctx.release()
+    ctypes.CDLL("libEGL.so.1").eglReleaseThread()
+
+
 def start_xvfb(size=(1280, 720)):
     """Start Xvfb on a free display; returns (process, display string)."""
     exe = shutil.which("Xvfb")

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from gui_util import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE, FakeWorld, gl_context
+from gui_util import (BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE, FakeWorld, gl_context,
+                      release_gl_context)
 
 from app.camera import Camera
 from app.render import ImageTarget, Renderer, RenderOptions
@@ -20,6 +21,7 @@ def gl():
     yield ctx, renderer, target
     renderer.release()
     target.release()
+    release_gl_context(ctx)
 
 
 def render(gl, world, camera, **opts):
