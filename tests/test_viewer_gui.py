@@ -127,5 +127,31 @@ def test_imgui_gets_clicks_at_the_exact_bottom_row(viewer):
     assert v.options.selected == selected           # the click went to ImGui, not the scene
 
 
+def test_keys_reset_and_focus_and_bad_file_drop(viewer):
+    v = viewer
+    v.draw_ui = None
+    home_eye = np.array(v.camera.home["eye"])
+    v.camera.orbit(120, 40)
+    xdotool(v_display(), "mousemove", *to_screen(v, W - 60, H - 30))
+    pump(v)
+    xdotool(v_display(), "key", "Home")
+    assert wait_until(lambda: np.allclose(v.camera.eye, home_eye, atol=1e-6), lambda: pump(v))
+    box = v.world.body_names.index("box")
+    v.select(box)
+    xdotool(v_display(), "key", "f")
+    assert wait_until(lambda: np.allclose(v.camera.target, v.world.body_pos[box]), lambda: pump(v))
+
+    dropped = []
+
+    def broken(paths):
+        dropped.extend(paths)
+        raise ValueError("not a scene")
+
+    v.on_files = broken
+    v.window.dispatch_event("on_file_drop", 10, 10, ["/nonexistent.json"])
+    pump(v)                                          # the loop survives a failing handler
+    assert dropped == ["/nonexistent.json"]
+
+
 def v_display():
     return os.environ["DISPLAY"]
