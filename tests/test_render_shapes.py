@@ -112,6 +112,8 @@ def test_shadow_darkens_ground_below_box(gl):
     assert pixel(shaded, at).sum() < 0.75 * pixel(lit, at).sum()
     far = cam.project(shadow_at + [2.0, 0.0, 1.0], W, H)
     assert abs(pixel(shaded, far).sum() - pixel(lit, far).sum()) <= 6
+    toward_light = cam.project(-shadow_at * [1, 0, 1], W, H)   # mirror point: stays lit
+    assert abs(pixel(shaded, toward_light).sum() - pixel(lit, toward_light).sum()) <= 6
 
 
 def test_pick_returns_body_and_surface_point(gl):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import moderngl
+import numpy as np
 
 
 class RenderTarget:
@@ -52,8 +53,6 @@ class ImageTarget:
 
     def read_rgb(self):
         """Pixels as a (height, width, 3) uint8 array, top row first."""
-        import numpy as np
-
         data = self.fbo.read(components=3, alignment=1)
         img = np.frombuffer(data, dtype=np.uint8).reshape(self.size[1], self.size[0], 3)
         return np.ascontiguousarray(img[::-1])
