@@ -1,0 +1,129 @@
+"""Debug gizmos (joint anchors and axes, contacts, centres of mass, velocities) as instances."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.mathutil import basis_from_y
+from app.render.instances import FLAG_UNLIT, INSTANCE_FLOATS, pack_instances
+
+ANCHOR_A = (0.1, 0.85, 0.95)
+ANCHOR_B = (0.95, 0.3, 0.9)
+JOINT_ERROR = (1.0, 0.15, 0.1)
+JOINT_AXIS = (1.0, 0.85, 0.1)
+CONTACT_POINT = (0.95, 0.2, 0.2)
+CONTACT_NORMAL = (0.2, 0.9, 0.35)
+COM_COLOR = (0.95, 0.95, 0.95)
+AXIS_COLORS = ((0.9, 0.2, 0.2), (0.2, 0.85, 0.2), (0.25, 0.4, 1.0))
+VELOCITY = (1.0, 0.6, 0.1)
+
+
+def _empty() -> np.ndarray:
+    return np.zeros((0, INSTANCE_FLOATS), dtype=np.float32)
+
+
+@dataclass
+class GizmoInstances:
+    """Instance rows for the sphere, cylinder (shafts) and cone (arrow heads) meshes."""
+
+    spheres: np.ndarray
+    cylinders: np.ndarray
+    cones: np.ndarray
+
+
+class GizmoBuilder:
+    """Collects points, segments and arrows, then packs them as unlit instances."""
+
+    def __init__(self):
+        self._spheres: list[np.ndarray] = []
+        self._cylinders: list[np.ndarray] = []
+        self._cones: list[np.ndarray] = []
+
+    @staticmethod
+    def _rows(rot, trans, scale, color) -> np.ndarray:
+        n = len(trans)
+        color = np.broadcast_to(np.asarray(color, dtype=np.float64), (n, 3))
+        return pack_instances(rot, trans, scale, np.zeros((n, 3)), color,
+                              np.full(n, FLAG_UNLIT), np.full(n, -1.0))
+
+    def points(self, p, radius: float, color) -> None:
+        p = np.asarray(p, dtype=np.float64).reshape(-1, 3)
+        if len(p):
+            rot = np.broadcast_to(np.identity(3), (len(p), 3, 3))
+            self._spheres.append(self._rows(rot, p, np.full((len(p), 3), radius), color))
+
+    def segments(self, a, b, radius: float, color) -> None:
+        a = np.asarray(a, dtype=np.float64).reshape(-1, 3)
+        b = np.asarray(b, dtype=np.float64).reshape(-1, 3)
+        d = b - a
+        length = np.linalg.norm(d, axis=1)
+        keep = length > 1e-9
+        if keep.any():
+            a, d, length = a[keep], d[keep], length[keep]
+            scale = np.stack([np.full(len(a), radius), length / 2.0, np.full(len(a), radius)], -1)
+            self._cylinders.append(self._rows(basis_from_y(d), a + d / 2.0, scale, color))
+
+    def arrows(self, origin, vec, radius: float, color) -> None:
+        origin = np.asarray(origin, dtype=np.float64).reshape(-1, 3)
+        vec = np.asarray(vec, dtype=np.float64).reshape(-1, 3)
+        length = np.linalg.norm(vec, axis=1)
+        keep = length > 1e-9
+        if not keep.any():
+            return
+        origin, vec, length = origin[keep], vec[keep], length[keep]
+        head = np.minimum(length * 0.35, radius * 6.0)
+        unit = vec / length[:, None]
+        base = origin + unit * (length - head)[:, None]
+        self.segments(origin, base, radius, color)
+        scale = np.stack([np.full(len(base), radius * 2.4), head, np.full(len(base), radius * 2.4)], -1)
+        self._cones.append(self._rows(basis_from_y(unit), base, scale, color))
+
+    def build(self) -> GizmoInstances:
+        cat = lambda parts: np.vstack(parts) if parts else _empty()  # noqa: E731
+        return GizmoInstances(cat(self._spheres), cat(self._cylinders), cat(self._cones))
+
+
+def _call(scene, name: str):
+    fn = getattr(scene, name, None)
+    if fn is None:
+        return None
+    value = fn() if callable(fn) else fn
+    return None if value is None else np.asarray(value, dtype=np.float64)
+
+
+def build_gizmos(scene, options) -> GizmoInstances:
+    """Gizmo instances for the toggles set in `options` (a RenderOptions)."""
+    g = GizmoBuilder()
+    r = options.gizmo_radius
+    if options.show_joints:
+        anchors = _call(scene, "joint_anchor_world")
+        if anchors is not None and len(anchors):
+            anchors = anchors.reshape(-1, 2, 3)
+            g.points(anchors[:, 0], r * 1.6, ANCHOR_A)
+            g.points(anchors[:, 1], r * 1.3, ANCHOR_B)
+            g.segments(anchors[:, 0], anchors[:, 1], r * 0.6, JOINT_ERROR)
+            axes = _call(scene, "joint_axis_world")
+            if axes is not None and len(axes) == len(anchors):
+                half = axes.reshape(-1, 3) * options.joint_axis_length / 2.0
+                g.segments(anchors[:, 0] - half, anchors[:, 0] + half, r * 0.5, JOINT_AXIS)
+    if options.show_contacts:
+        points = np.asarray(getattr(scene, "contact_world", np.zeros((0, 3))), dtype=np.float64)
+        if len(points):
+            normals = np.asarray(scene.contact_normal, dtype=np.float64).reshape(-1, 3)
+            impulse = np.asarray(scene.contact_impulse, dtype=np.float64).reshape(-1)
+            length = np.maximum(np.abs(impulse) * options.contact_scale, r * 4.0)
+            g.points(points, r * 1.2, CONTACT_POINT)
+            g.arrows(points, normals * length[:, None], r * 0.5, CONTACT_NORMAL)
+    dynamic = ~np.asarray(scene.body_static, dtype=bool)
+    if options.show_com and dynamic.any():
+        pos = np.asarray(scene.body_pos, dtype=np.float64)[dynamic]
+        rot = np.asarray(scene.body_rot, dtype=np.float64)[dynamic]
+        g.points(pos, r * 1.2, COM_COLOR)
+        for axis, color in enumerate(AXIS_COLORS):
+            g.segments(pos, pos + rot[:, :, axis] * options.com_axis_length, r * 0.4, color)
+    if options.show_velocity and dynamic.any():
+        pos = np.asarray(scene.body_pos, dtype=np.float64)[dynamic]
+        vel = np.asarray(scene.body_vel, dtype=np.float64)[dynamic]
+        g.arrows(pos, vel * options.velocity_scale, r * 0.7, VELOCITY)
+    return g.build()

@@ -1,0 +1,195 @@
+"""The renderer: shadow pass, ground + grid, instanced shapes, outlines, gizmos, MSAA resolve.
+
+Use `render(fb, view, proj, scene, options)` for one view, or `prepare(scene, options)` once
+and `draw(fb, view, proj, options)` per view (VR eyes). `scene` is anything with the World's
+array attributes (body_*, shape_*, hull_*, contact_*, joint_anchor_world()).
+"""
+from __future__ import annotations
+
+import hashlib
+
+import moderngl
+import numpy as np
+
+from app.mathutil import gl_bytes, normalize
+from app.render import meshes
+from app.render.batch import MeshBatch, set_uniform
+from app.render.gizmos import build_gizmos
+from app.render.ground import Ground
+from app.render.instances import BOX, CAPSULE, CYLINDER, SPHERE, SceneInstances, build_instances
+from app.render.options import RenderOptions
+from app.render.picking import Picker
+from app.render.shaders import load_program
+from app.render.shadow import ShadowMap, light_view_proj
+from app.render.target import RenderTarget
+
+
+def is_software(ctx: moderngl.Context) -> bool:
+    """True on CPU rasterisers (Mesa llvmpipe / softpipe / swrast)."""
+    name = ctx.info.get("GL_RENDERER", "").lower()
+    return any(word in name for word in ("llvmpipe", "softpipe", "swrast", "software"))
+
+
+class Renderer:
+    """Draws a scene's arrays into any moderngl framebuffer (window, offscreen, VR eye).
+
+    samples / shadow_size default to 4 / 2048 on GPUs and 0 / 1024 on software rasterisers
+    (MSAA costs llvmpipe 3-5x per frame).
+    """
+
+    def __init__(self, ctx: moderngl.Context, samples: int | None = None,
+                 shadow_size: int | None = None):
+        self.ctx = ctx
+        soft = is_software(ctx)
+        samples = (0 if soft else 4) if samples is None else samples
+        shadow_size = (1024 if soft else 2048) if shadow_size is None else shadow_size
+        self.progs = {name: load_program(ctx, name)
+                      for name in ("shape", "shadow", "outline", "grid", "pick")}
+        self.shapes = {SPHERE: MeshBatch(ctx, meshes.sphere()), BOX: MeshBatch(ctx, meshes.box()),
+                       CAPSULE: MeshBatch(ctx, meshes.capsule()),
+                       CYLINDER: MeshBatch(ctx, meshes.cylinder())}
+        self.gizmo_batches = (MeshBatch(ctx, meshes.sphere(12, 6)),
+                              MeshBatch(ctx, meshes.cylinder(10)), MeshBatch(ctx, meshes.cone(12)))
+        self.hulls: dict[tuple[int, int], tuple[str, MeshBatch]] = {}
+        self.ground = Ground(ctx, self.progs["grid"])
+        self.target = RenderTarget(ctx, samples)
+        self.shadow = ShadowMap(ctx, shadow_size)
+        self.picker = Picker(ctx, self.progs["pick"])
+        self.instances = SceneInstances()
+        self.light_vp = np.identity(4)
+        self._shadow_ready = False
+
+    # ---------------------------------------------------------------- per-scene work
+    def _hull_batch(self, key, points) -> MeshBatch:
+        digest = hashlib.sha1(np.ascontiguousarray(points, dtype=np.float64).tobytes()).hexdigest()
+        cached = self.hulls.get(key)
+        if cached is None or cached[0] != digest:
+            if cached is not None:
+                cached[1].release()
+            self.hulls[key] = (digest, MeshBatch(self.ctx, meshes.convex_hull(points)))
+        return self.hulls[key][1]
+
+    def shape_batches(self) -> list[MeshBatch]:
+        """Batches of the scene's solid shapes (what casts shadows and can be picked)."""
+        return list(self.shapes.values()) + [b for _, b in self.hulls.values() if b.count]
+
+    def prepare(self, scene, options: RenderOptions | None = None) -> None:
+        """Upload instances and gizmos, and render the shadow map (view-independent work)."""
+        opts = options or RenderOptions()
+        inst = build_instances(scene, opts.selected, opts.hovered, opts.wireframe)
+        self.instances = inst
+        for kind, batch in self.shapes.items():
+            batch.set_instances(inst.by_kind.get(kind, np.zeros((0, 23), np.float32)))
+        live = set()
+        for group in inst.hulls:
+            self._hull_batch(group.key, group.points).set_instances(group.instances)
+            live.add(group.key)
+        for key in list(self.hulls):
+            if key not in live:
+                self.hulls.pop(key)[1].release()
+        giz = build_gizmos(scene, opts)
+        for batch, rows in zip(self.gizmo_batches, (giz.spheres, giz.cylinders, giz.cones)):
+            batch.set_instances(rows)
+        self.light_vp = light_view_proj(inst.centre, inst.radius, opts.light_dir, self.shadow.size)
+        self._shadow_ready = False
+        if opts.shadows:
+            self._render_shadow()
+
+    def _render_shadow(self) -> None:
+        ctx, prog = self.ctx, self.progs["shadow"]
+        self.shadow.fbo.use()
+        self.shadow.fbo.clear(depth=1.0)
+        ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        ctx.cull_face = "front"  # back faces only: fewer fragments, less shadow acne
+        ctx.wireframe = False
+        set_uniform(prog, "u_light_vp", gl_bytes(self.light_vp))
+        for batch in self.shape_batches():
+            batch.draw(prog)
+        ctx.cull_face = "back"
+        self._shadow_ready = True
+
+    # ---------------------------------------------------------------- per-view work
+    def _common_uniforms(self, prog, view, proj, eye, opts) -> None:
+        set_uniform(prog, "u_view", gl_bytes(view))
+        set_uniform(prog, "u_proj", gl_bytes(proj))
+        set_uniform(prog, "u_light_vp", gl_bytes(self.light_vp))
+        set_uniform(prog, "u_light_dir", tuple(normalize(opts.light_dir)))
+        set_uniform(prog, "u_light_color", tuple(opts.light_color))
+        set_uniform(prog, "u_eye", tuple(eye))
+        set_uniform(prog, "u_shadow_map", 0)
+        set_uniform(prog, "u_use_shadow", int(opts.shadows and self._shadow_ready))
+        set_uniform(prog, "u_shadow_texel", 1.0 / self.shadow.size)
+        set_uniform(prog, "u_alpha", 1.0)
+
+    def draw(self, fb: moderngl.Framebuffer, view, proj, options: RenderOptions | None = None,
+             size: tuple[int, int] | None = None) -> None:
+        """Render the prepared scene with this camera into fb (its lower-left `size` pixels)."""
+        opts = options or RenderOptions()
+        ctx = self.ctx
+        size = tuple(size or fb.size)
+        view = np.asarray(view, dtype=np.float64)
+        proj = np.asarray(proj, dtype=np.float64)
+        eye = np.linalg.inv(view)[:3, 3]
+        target = self.target.ensure(size)
+        target.use()
+        target.clear(*opts.background, 1.0, depth=1.0)
+        self.shadow.depth.use(location=0)
+        for prog in self.progs.values():
+            self._common_uniforms(prog, view, proj, eye, opts)
+        ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        ctx.wireframe = bool(opts.wireframe)
+        shape = self.progs["shape"]
+        for batch in self.shape_batches():   # opaque shapes first, nearest first: the
+            batch.sort_front_to_back(eye)     # ground behind them is then depth-rejected
+            batch.draw(shape)
+        ctx.wireframe = False
+        ctx.enable_only(moderngl.DEPTH_TEST)
+        self.ground.draw(self.instances.planes, opts, fallback_grid=not opts.wireframe)
+        ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        if (opts.selected or opts.hovered >= 0) and opts.outline_px > 0:
+            outline = self.progs["outline"]
+            set_uniform(outline, "u_viewport", (float(size[0]), float(size[1])))
+            set_uniform(outline, "u_width_px", float(opts.outline_px))
+            ctx.cull_face = "front"
+            for batch in self.shape_batches():
+                batch.draw(outline)
+            ctx.cull_face = "back"
+        for batch in self.gizmo_batches:
+            batch.draw(shape)
+        if opts.gizmo_xray and any(b.count for b in self.gizmo_batches):
+            ctx.enable(moderngl.BLEND)
+            ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            ctx.depth_func = ">"
+            set_uniform(shape, "u_alpha", 0.35)
+            for batch in self.gizmo_batches:
+                batch.draw(shape)
+            set_uniform(shape, "u_alpha", 1.0)
+            ctx.depth_func = "<"
+            ctx.disable(moderngl.BLEND)
+        self.target.resolve(fb)
+
+    def render(self, fb, view, proj, scene, options: RenderOptions | None = None,
+               size: tuple[int, int] | None = None) -> None:
+        """prepare + draw for a single view."""
+        self.prepare(scene, options)
+        self.draw(fb, view, proj, options, size)
+
+    def pick(self, view, proj, x: float, y: float, size) -> tuple[int, np.ndarray | None]:
+        """Body under pixel (x, y) (GL convention, y up) of the prepared scene, and the hit point."""
+        body, ndc_z = self.picker.pick(self.shape_batches(), view, proj, x, y, size)
+        if body < 0:
+            return -1, None
+        ndc = np.array([2.0 * (np.floor(x) + 0.5) / size[0] - 1.0,
+                        2.0 * (np.floor(y) + 0.5) / size[1] - 1.0, ndc_z, 1.0])
+        world = np.linalg.inv(np.asarray(proj) @ np.asarray(view)) @ ndc
+        return body, world[:3] / world[3]
+
+    def release(self) -> None:
+        for batch in list(self.shapes.values()) + list(self.gizmo_batches):
+            batch.release()
+        for _, batch in self.hulls.values():
+            batch.release()
+        for obj in (self.ground, self.target, self.shadow, self.picker):
+            obj.release()
+        for prog in self.progs.values():
+            prog.release()

@@ -1,0 +1,16 @@
+"""Write an RGB image (height, width, 3) uint8, top row first, to PNG."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def save_png(image: np.ndarray, path) -> Path:
+    """Save via imageio; creates the parent folder. Returns the path."""
+    import imageio.v3 as iio
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    iio.imwrite(path, np.ascontiguousarray(image, dtype=np.uint8), extension=".png")
+    return path

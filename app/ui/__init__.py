@@ -1,0 +1,1 @@
+"""ImGui panels of the viewer."""
