@@ -9,6 +9,7 @@ import numpy as np
 
 from . import state as S
 from .bodies import body_model
+from .interaction import Drag, apply_drag
 from .joints import KIND_NAMES
 from .rotations import matrix_to_quat, quat_to_matrix
 from .settings import Settings
@@ -56,6 +57,7 @@ class World:
         self.Sp = S.empty_springs(0)
         self.stats = np.zeros(S.T_SIZE)
         self._order = order
+        self.drag = None           # the user's drag (engine/interaction.py), or None
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -122,6 +124,10 @@ class World:
             self.remove_joint(jm.name)
         for sm in [s for s in self.spring_models if name in s.bodies]:
             self.remove_joint(sm.name)
+        if self.drag is not None and self.drag.body >= idx:
+            self.drag = None if self.drag.body == idx else self.drag
+            if self.drag is not None:
+                self.drag.body -= 1
         self.B = S.Bodies(*[np.delete(a, idx, axis=0) for a in self.B])
         del self.models[idx]
         for arr in (self.J.body, self.Sp.body):
@@ -219,6 +225,8 @@ class World:
     def step(self):
         """Advance by settings.h; statistics of the step in self.stats / self.last_step()."""
         self._check_order()
+        if self.drag is not None:
+            apply_drag(self, self.drag, self.settings.h)
         arr = self.settings.to_array(self.h_prev)
         iterative.step(self.B, self.J, self.Sp, arr, self.stats)
         self.h_prev = arr[S.S_H_PREV]
@@ -258,6 +266,44 @@ class World:
                 "max_velocity_error": float(s[S.T_VEL_RESIDUAL]),
                 "step_halvings": int(s[S.T_HALVINGS]), "budget_hit": int(s[S.T_BUDGET_HIT]),
                 "solve_ms": float(s[S.T_SOLVE_NS]) * 1e-6}
+
+    # ---- the user's drag (mouse, VR controller) -----------------------------------------
+    DRAG_FORCE_FACTOR = 5.0   # default cap: this many times the body's weight
+
+    def drag_start(self, body_index, world_point, max_force=None, beta=0.3):
+        """Grab body `body_index` at `world_point`; it is pulled towards the target (initially
+        the point itself) by a soft joint capped at max_force (default 5 m max(|g|, 9.81))."""
+        b = int(body_index)
+        if self.B.static[b]:
+            raise ValueError(f"body {self.models[b].name!r} is fixed and cannot be dragged")
+        if max_force is None:  # weight-proportional; standard gravity where there is none
+            g = max(float(np.linalg.norm(self.settings.gravity)), 9.81)
+            max_force = self.DRAG_FORCE_FACTOR * g / self.B.inv_mass[b]
+        point = np.asarray(world_point, dtype=np.float64)
+        self.drag = Drag(b, self._to_local(b, point), point.copy(), float(max_force), beta)
+
+    def drag_to(self, world_point, world_rot=None):
+        """Move the drag target (and, for a VR grab, its orientation)."""
+        if self.drag is None:
+            return
+        self.drag.target = np.asarray(world_point, dtype=np.float64).copy()
+        if world_rot is not None:
+            if self.drag.target_rot is None:
+                self.drag.local_rot = np.asarray(world_rot).T @ self.B.rot[self.drag.body]
+            self.drag.target_rot = np.asarray(world_rot, dtype=np.float64)
+
+    def drag_stop(self):
+        self.drag = None
+
+    @property
+    def drag_active(self):
+        return self.drag is not None
+
+    def drag_force(self):
+        """Force [N] the drag applied in the last step (zero when not dragging)."""
+        if self.drag is None:
+            return np.zeros(3)
+        return self.drag.last_impulse / self.settings.h
 
     # ---- measures -------------------------------------------------------------------------
     def energy(self):
