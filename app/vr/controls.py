@@ -184,8 +184,8 @@ class Controls:
             if focused:
                 valid, grip, lin, ang = self._locate("grip_pose", h, base_space, time)
                 aim_valid, aim, _, _ = self._locate("aim_pose", h, base_space, time)
-                hand.active = valid and self._get(
-                    xr.get_action_state_pose, "grip_pose", h).is_active
+                hand.active = valid and bool(self._get(
+                    xr.get_action_state_pose, "grip_pose", h).is_active)
                 hand.grip = world_from_stage @ grip
                 hand.aim = world_from_stage @ aim if aim_valid else hand.grip
                 hand.linear_velocity, hand.angular_velocity = rot @ lin, rot @ ang

@@ -16,8 +16,9 @@ from typing import NoReturn
 MONADO_PREFIX = Path("/opt/monado")
 MONADO_JSON = MONADO_PREFIX / "share/openxr/1/openxr_monado.json"
 
-# Environment for Monado's simulated headset with the null compositor (no display, no GPU).
-SIMULATED_ENV = {"SIMULATED_ENABLE": "1", "XRT_COMPOSITOR_NULL": "1"}
+# Environment for Monado's simulated headset with the null compositor (no display, no GPU),
+# with Monado's start-up chatter reduced to warnings.
+SIMULATED_ENV = {"SIMULATED_ENABLE": "1", "XRT_COMPOSITOR_NULL": "1", "XRT_LOG": "warning"}
 
 INSTALL_HINT = (
     "no OpenXR runtime found; install one (e.g. `bash .ci/install-monado`, which builds "

@@ -41,8 +41,12 @@ GL_DEPTH_COMPONENT24 = 0x81A6
 
 @dataclass
 class EyeView:
-    """One eye this frame: world-space pose, view and projection (4, 4), image size."""
+    """One eye this frame: world-space pose, view and projection (4, 4), image size.
 
+    ``stage_pose`` is the eye pose as the runtime located it in the reference space.
+    """
+
+    stage_pose: np.ndarray
     pose: np.ndarray
     view: np.ndarray
     proj: np.ndarray
@@ -56,6 +60,8 @@ class VRSession:
                  near: float = 0.05, far: float = 100.0, resolution_scale: float = 1.0,
                  app_name: str = "impulse") -> None:
         """Open a session on ``ctx`` (current on this thread) or a new headless EGL context.
+
+        ``resolution_scale`` scales the runtime's recommended per-eye image size.
 
         Raises runtime.RuntimeNotFound (one-line message) when no runtime can be used.
         """
@@ -74,6 +80,7 @@ class VRSession:
         self.display_period = 1.0 / 60.0
         self.display_time = 0
         self.frames_submitted = 0
+        self.frame_work_s = 0.0  # last frame: begin_frame .. end_frame (render + submit)
         self.last_layer_views = 0
         self.eyes: list[EyeView] = []
         self.world_from_stage = np.eye(4)
@@ -222,6 +229,7 @@ class VRSession:
         if not self.running:
             return True
         frame_state = xr.wait_frame(self.session, xr.FrameWaitInfo())
+        started = time.perf_counter()
         xr.begin_frame(self.session, xr.FrameBeginInfo())
         self.display_time = frame_state.predicted_display_time
         if frame_state.predicted_display_period > 0:
@@ -235,6 +243,7 @@ class VRSession:
         xr.end_frame(self.session, xr.FrameEndInfo(
             display_time=self.display_time,
             environment_blend_mode=xr.EnvironmentBlendMode.OPAQUE, layers=layers))
+        self.frame_work_s = time.perf_counter() - started
         if layers:
             self.frames_submitted += 1
         return True
@@ -252,8 +261,9 @@ class VRSession:
         self.eyes = []
         projection_views = []
         for i, view in enumerate(views):
-            pose = world_from_head @ pose_to_matrix(view.pose)
-            eye = EyeView(pose, rigid_inverse(pose),
+            stage_pose = pose_to_matrix(view.pose)
+            pose = world_from_head @ stage_pose
+            eye = EyeView(stage_pose, pose, rigid_inverse(pose),
                           projection_from_fov(view.fov, self.near, self.far), self.eye_sizes[i])
             self.eyes.append(eye)
             chain = self.swapchains[i]
