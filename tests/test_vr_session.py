@@ -192,6 +192,17 @@ def test_simulated_grab_and_haptic_pulse(vr):
     assert np.allclose(vr.hands[RIGHT].grip[:3, 3], [0.2, 1.3, -0.5], atol=1e-3)
 
 
+def test_render_error_leaves_session_usable(vr):
+    def broken(eye, fbo, view, proj):
+        raise ValueError("renderer bug")
+
+    with pytest.raises(ValueError, match="renderer bug"):
+        vr.run_frame(broken)
+    before = vr.frames_submitted
+    _frame(vr)
+    assert vr.frames_submitted == before + 1
+
+
 def test_ending_the_session_returns_cleanly(vr):
     import xr
     vr.request_exit()

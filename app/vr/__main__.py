@@ -47,9 +47,11 @@ def main(argv=None) -> int:
             work += vr.frame_work_s
         elapsed = time.perf_counter() - start
         frames = vr.frames_submitted - submitted
-        print(f"{vr.system_name} ({vr.runtime_name}), {vr.eye_sizes[0][0]}x{vr.eye_sizes[0][1]} per eye: "
-              f"{frames / elapsed:.1f} frames/s over {frames} frames, predicted display period "
-              f"{vr.display_period * 1e3:.1f} ms, render+submit {work / max(frames, 1) * 1e3:.1f} ms/frame")
+        width, height = vr.eye_sizes[0]
+        print(f"{vr.system_name} ({vr.runtime_name}), {width}x{height} per eye: "
+              f"{frames / elapsed:.1f} frames/s over {frames} frames, "
+              f"predicted display period {vr.display_period * 1e3:.1f} ms, "
+              f"render+submit {work / max(frames, 1) * 1e3:.1f} ms/frame")
         scene.release()
     return 0
 

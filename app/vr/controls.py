@@ -189,15 +189,17 @@ class Controls:
                 hand.grip = world_from_stage @ grip
                 hand.aim = world_from_stage @ aim if aim_valid else hand.grip
                 hand.linear_velocity, hand.angular_velocity = rot @ lin, rot @ ang
-                hand.squeeze = float(self._get(xr.get_action_state_float, "squeeze", h).current_state)
-                hand.trigger = float(self._get(xr.get_action_state_float, "trigger", h).current_state)
+                read_float = xr.get_action_state_float
+                hand.squeeze = float(self._get(read_float, "squeeze", h).current_state)
+                hand.trigger = float(self._get(read_float, "trigger", h).current_state)
                 stick = self._get(xr.get_action_state_vector2f, "thumbstick", h).current_state
                 hand.thumbstick = np.array([stick.x, stick.y])
                 hand.menu = bool(self._get(xr.get_action_state_boolean, "menu", h).current_state)
             else:
                 hand.active, hand.squeeze, hand.trigger, hand.menu = False, 0.0, 0.0, False
             for key, value in self.simulated[h].items():
-                setattr(hand, key, np.array(value, float) if isinstance(value, (list, tuple, np.ndarray)) else value)
+                is_array = isinstance(value, (list, tuple, np.ndarray))
+                setattr(hand, key, np.array(value, float) if is_array else value)
             threshold = GRAB_OFF if was_grabbing else GRAB_ON
             hand.grabbing = hand.squeeze > threshold
             hand.grab_started = hand.grabbing and not was_grabbing

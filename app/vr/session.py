@@ -152,8 +152,10 @@ class VRSession:
         self.color_format = fmt
         self.eye_sizes = []
         for view in views:
-            w = max(16, min(int(view.recommended_image_rect_width * scale), view.max_image_rect_width))
-            h = max(16, min(int(view.recommended_image_rect_height * scale), view.max_image_rect_height))
+            w = int(view.recommended_image_rect_width * scale)
+            h = int(view.recommended_image_rect_height * scale)
+            w = max(16, min(w, view.max_image_rect_width))
+            h = max(16, min(h, view.max_image_rect_height))
             chain = xr.create_swapchain(self.session, xr.SwapchainCreateInfo(
                 usage_flags=(xr.SwapchainUsageFlags.COLOR_ATTACHMENT_BIT
                              | xr.SwapchainUsageFlags.SAMPLED_BIT),
@@ -236,13 +238,15 @@ class VRSession:
             self.display_period = frame_state.predicted_display_period * 1e-9
         self.controls.update(self.space, self.display_time, self.world_from_stage, self.focused)
         layers = []
-        if frame_state.should_render and render_eye is not None:
-            layer = self._render_views(render_eye)
-            if layer is not None:
-                layers.append(ctypes.byref(layer))
-        xr.end_frame(self.session, xr.FrameEndInfo(
-            display_time=self.display_time,
-            environment_blend_mode=xr.EnvironmentBlendMode.OPAQUE, layers=layers))
+        try:
+            if frame_state.should_render and render_eye is not None:
+                layer = self._render_views(render_eye)
+                if layer is not None:
+                    layers.append(ctypes.byref(layer))
+        finally:  # end the frame even when rendering raised, so the session stays usable
+            xr.end_frame(self.session, xr.FrameEndInfo(
+                display_time=self.display_time,
+                environment_blend_mode=xr.EnvironmentBlendMode.OPAQUE, layers=layers))
         self.frame_work_s = time.perf_counter() - started
         if layers:
             self.frames_submitted += 1
@@ -271,8 +275,10 @@ class VRSession:
             xr.wait_swapchain_image(chain, xr.SwapchainImageWaitInfo(timeout=xr.INFINITE_DURATION))
             fbo = self.framebuffers[i][index]
             fbo.use()
-            render_eye(i, fbo, eye.view, eye.proj)
-            xr.release_swapchain_image(chain, xr.SwapchainImageReleaseInfo())
+            try:
+                render_eye(i, fbo, eye.view, eye.proj)
+            finally:
+                xr.release_swapchain_image(chain, xr.SwapchainImageReleaseInfo())
             projection_views.append(xr.CompositionLayerProjectionView(
                 pose=view.pose, fov=view.fov, sub_image=xr.SwapchainSubImage(
                     swapchain=chain, image_rect=xr.Rect2Di(extent=xr.Extent2Di(*eye.size)))))
