@@ -92,3 +92,16 @@ def wait_until(predicate, pump, timeout: float = 5.0) -> bool:
         if predicate():
             return True
     return False
+
+
+def release_glx_context() -> None:
+    """Unbind the GLX context pyglet leaves current after its window closes (with libglvnd a
+    thread with a current GLX context cannot make an EGL context current)."""
+    import ctypes
+
+    gl = ctypes.CDLL("libGL.so.1")
+    gl.glXGetCurrentDisplay.restype = ctypes.c_void_p
+    display = gl.glXGetCurrentDisplay()
+    if display:
+        gl.glXMakeCurrent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p]
+        gl.glXMakeCurrent(display, 0, None)

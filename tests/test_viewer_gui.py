@@ -8,18 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gui_util import start_xvfb, wait_until, xdotool
+from gui_util import release_glx_context, wait_until, xdotool
 
 REPO = Path(__file__).resolve().parent.parent
 W, H = 800, 450
 
 
 @pytest.fixture(scope="module")
-def display():
-    proc, name = start_xvfb((1024, 768))
-    yield name
-    proc.terminate()
-    proc.wait(timeout=10)
+def display(xvfb_display):
+    return xvfb_display
 
 
 def test_headless_screenshot_cli(display, tmp_path):
@@ -46,6 +43,7 @@ def viewer(display):
     v = Viewer(gallery(), W, H, vsync=False)
     yield v
     v.close()
+    release_glx_context()
 
 
 def pump(v):
