@@ -122,23 +122,26 @@ def rotation_over_step(series, order, h, out, scratch_x):
 
 
 @njit(cache=True)
-def advance_with(pos, rot, vel, omega, pred_pos, pred_rot, series, order, gravity, h):
-    """P-step 3 for one dynamic body from its look-ahead (pred_*): R(h) = M_rot R (3.9),
-    s(h) and v(h) by (3.4), w(h) = sum of the scaled series terms."""
-    r = np.empty((3, 3))
+def advance_body(b, pos, rot, vel, omega, pred_pos, pred_rot, pred_series, order, gravity, h,
+                 scratch_r):
+    """P-step 3 for dynamic body b from its look-ahead (pred_*): R(h) = M_rot R (3.9),
+    s(h) and v(h) by (3.4), w(h) = sum of the scaled series terms. scratch_r: (3, 3)."""
+    r = scratch_r
     for i in range(3):
         for j in range(3):
-            r[i, j] = pred_rot[i, 0] * rot[0, j] + pred_rot[i, 1] * rot[1, j] \
-                + pred_rot[i, 2] * rot[2, j]
+            r[i, j] = pred_rot[b, i, 0] * rot[b, 0, j] + pred_rot[b, i, 1] * rot[b, 1, j] \
+                + pred_rot[b, i, 2] * rot[b, 2, j]
     orthonormalise(r)  # M_rot and R are orthonormal; this only removes rounding drift
-    rot[:, :] = r
+    for i in range(3):
+        for j in range(3):
+            rot[b, i, j] = r[i, j]
     for i in range(3):
         w = 0.0
         for k in range(order + 1):
-            w += series[k, i]
-        omega[i] = w
-        pos[i] = pred_pos[i]
-        vel[i] += gravity[i] * h
+            w += pred_series[b, k, i]
+        omega[b, i] = w
+        pos[b, i] = pred_pos[b, i]
+        vel[b, i] += gravity[i] * h
 
 
 def look_ahead(pos, rot, vel, omega, inertia, point, gravity, h, order=4):
