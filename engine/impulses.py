@@ -9,6 +9,7 @@ index -1) contributes 0 and never moves.
 import numpy as np
 from numba import njit
 
+from .jitopts import NO_REFCOUNT
 from .motion import omega_series, rotation_over_step
 
 
@@ -57,7 +58,7 @@ def predicted_point(static, pos, pred_pos, pred_rot, b, rx, ry, rz):
             + pred_rot[b, 2, 2] * rz)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def refresh_body(b, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos, pred_series, pred_rot,
                  pred_ok, h, order, gravity, scratch_a, scratch_x):
     """Fill body b's look-ahead cache: omega series, M_rot over h, s(t+h)."""

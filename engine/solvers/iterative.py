@@ -15,15 +15,14 @@ One step t -> t + h (Schmitt sec. 5-6, design.md sec. 2):
 The loops unpack the Bodies/Joints tuples once and hand the member arrays on one by one:
 passing a tuple into the (inlined) per-joint functions costs one refcount call per member
 array at every call site, which dominated the step (see impulses.py).
-The joint loops are also compiled without numba's reference counting (NO_REFCOUNT): they
-allocate nothing and only index arrays their caller keeps alive, but numba would still emit
-an atomic incref/decref pair for every array argument of every inlined helper call (about
-80 calls per joint visit, 4x the cost of the arithmetic). Never allocate arrays in them.
+The per-step kernels below `step` are also compiled without numba's reference counting
+(jitopts.NO_REFCOUNT): they must never allocate arrays; scratch comes from `step`.
 """
 import numpy as np
 from numba import njit
 
 from ..clock import monotonic_ns
+from ..jitopts import NO_REFCOUNT
 from ..joints import dispatch, spring
 from ..motion import advance_body, world_inertia
 from ..impulses import ensure_look_ahead, velocity_at
@@ -32,13 +31,10 @@ from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_M
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
                      T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL)
 
-# numba's (underscore) option: compile without NRT reference counting (see module doc).
-NO_REFCOUNT = {"_nrt": False}
-
 GROWTH = 2.0  # a cycle whose largest error is this factor above the previous one diverges
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def prepare(B, J, k_scratch):
     """Derived quantities at the current time: world inertia, arms, K^-1; caches reset.
     k_scratch: (3, 3)."""
@@ -176,7 +172,7 @@ def velocity_loop(B, J, settings, stats):
     stats[T_VEL_CHECKS] += checks
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def advance_all(B, h, settings, scratch_a, scratch_x, scratch_r):
     """P-step 3 for every dynamic body, from its (refreshed if stale) look-ahead."""
     order = int(settings[S_ORDER])
@@ -194,7 +190,7 @@ def advance_all(B, h, settings, scratch_a, scratch_x, scratch_r):
         pred_ok[b] = False
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def residuals(B, J, stats):
     """Largest joint gap and joint velocity error at the current time (arms up to date)."""
     gap_max = 0.0
@@ -224,7 +220,7 @@ def step(B, J, Sp, settings, stats):
     n = B.pos.shape[0]
     order = int(settings[S_ORDER])
     scratch_a = np.empty((order + 1, 3, 3))
-    scratch_x = np.empty((order + 2, 3))
+    scratch_x = np.empty((order + 2, 3, 3))
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
     save_vel = np.empty((n, 3))
