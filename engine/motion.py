@@ -131,7 +131,7 @@ def rotation_over_step(series, order, h, out, scratch_y):
         for r in range(3):
             for c in range(3):
                 nxt[r, c] = 0.0
-        for i in range(k + 1):
+        for i in range(k):
             ox, oy, oz = series[i, 0], series[i, 1], series[i, 2]
             y = scratch_y[k - i]
             for c in range(3):  # o_i x (column c of Y_{k-i})
@@ -139,6 +139,15 @@ def rotation_over_step(series, order, h, out, scratch_y):
                 nxt[0, c] += oy * yz - oz * yy
                 nxt[1, c] += oz * yx - ox * yz
                 nxt[2, c] += ox * yy - oy * yx
+        # last term i = k: o_k x e_c with Y_0 = E, i.e. [o_k]x itself (its products with 0
+        # and 1 are exact, so leaving them out changes no bit)
+        ox, oy, oz = series[k, 0], series[k, 1], series[k, 2]
+        nxt[1, 0] += oz
+        nxt[2, 0] -= oy
+        nxt[0, 1] -= oz
+        nxt[2, 1] += ox
+        nxt[0, 2] += oy
+        nxt[1, 2] -= ox
         for r in range(3):
             for c in range(3):
                 nxt[r, c] = f * nxt[r, c]
