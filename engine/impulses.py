@@ -9,12 +9,129 @@ index -1) contributes 0 and never moves.
 import numpy as np
 from numba import njit
 
+from .jitopts import NO_REFCOUNT
 from .motion import omega_series, rotation_over_step
 
 
+# Hot-path kernels take the body arrays they touch one by one (flat), never the `Bodies`
+# tuple: numba increfs/decrefs every member array of a tuple at each inlined call site it is
+# passed to (23 atomic refcount calls per joint visit for Bodies + Joints), which cost more
+# than the arithmetic. Body rows are read by scalar indexing (a[b, i]), not through views.
+# The tuple-taking functions further down are thin wrappers for the cold callers (springs).
+
+
+@njit(cache=True, inline='always')
+def dynamic(static, b):
+    """Body b moves under impulses (not the world, index -1, and not a static body)."""
+    return b >= 0 and not static[b]
+
+
+@njit(cache=True, inline='always')
+def velocity_at(static, vel, omega, b, rx, ry, rz):
+    """u = v + w x r of a body point with world arm r; 0 for the world and static bodies."""
+    if not dynamic(static, b):
+        return 0.0, 0.0, 0.0
+    return (vel[b, 0] + omega[b, 1] * rz - omega[b, 2] * ry,
+            vel[b, 1] + omega[b, 2] * rx - omega[b, 0] * rz,
+            vel[b, 2] + omega[b, 0] * ry - omega[b, 1] * rx)
+
+
+@njit(cache=True, inline='always')
+def point_at(pos, b, rx, ry, rz):
+    """World position of the point with world arm r (the world: r is the point)."""
+    if b < 0:
+        return rx, ry, rz
+    return pos[b, 0] + rx, pos[b, 1] + ry, pos[b, 2] + rz
+
+
+@njit(cache=True, inline='always')
+def predicted_point(static, pos, pred_pos, pred_rot, b, rx, ry, rz):
+    """LookAhead from the cache: s(t+h) + M_rot r (the cache must be fresh, see
+    refresh_body); a static body or the world stays where it is."""
+    if not dynamic(static, b):
+        return point_at(pos, b, rx, ry, rz)
+    return (pred_pos[b, 0] + pred_rot[b, 0, 0] * rx + pred_rot[b, 0, 1] * ry
+            + pred_rot[b, 0, 2] * rz,
+            pred_pos[b, 1] + pred_rot[b, 1, 0] * rx + pred_rot[b, 1, 1] * ry
+            + pred_rot[b, 1, 2] * rz,
+            pred_pos[b, 2] + pred_rot[b, 2, 0] * rx + pred_rot[b, 2, 1] * ry
+            + pred_rot[b, 2, 2] * rz)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def refresh_body(b, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos, pred_series, pred_rot,
+                 pred_ok, h, order, gravity, scratch_a, scratch_x):
+    """Fill body b's look-ahead cache: omega series, M_rot over h, s(t+h)."""
+    omega_series(inertia_w[b], inv_inertia_w[b], omega[b], h, order, pred_series[b], scratch_a)
+    rotation_over_step(pred_series[b], order, h, pred_rot[b], scratch_x)
+    for i in range(3):
+        pred_pos[b, i] = pos[b, i] + vel[b, i] * h + 0.5 * gravity[i] * h * h
+    pred_ok[b] = True
+
+
+@njit(cache=True, inline='always')
+def ensure_look_ahead(b, static, pred_ok, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos,
+                      pred_series, pred_rot, h, order, gravity, scratch_a, scratch_x):
+    """Refresh body b's look-ahead cache if an impulse changed its velocity since."""
+    if dynamic(static, b) and not pred_ok[b]:
+        refresh_body(b, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos, pred_series,
+                     pred_rot, pred_ok, h, order, gravity, scratch_a, scratch_x)
+
+
+@njit(cache=True, inline='always')
+def impulse_to(static, inv_mass, vel, omega, inv_inertia_w, pred_ok, b, rx, ry, rz, px, py, pz):
+    """Impulse p at world arm r: v += p/m, w += A (r x p). Invalidates the look-ahead cache."""
+    if not dynamic(static, b):
+        return
+    im = inv_mass[b]
+    vel[b, 0] += im * px
+    vel[b, 1] += im * py
+    vel[b, 2] += im * pz
+    angular_impulse_to(static, omega, inv_inertia_w, pred_ok, b, ry * pz - rz * py,
+                       rz * px - rx * pz, rx * py - ry * px)
+
+
+@njit(cache=True, inline='always')
+def angular_impulse_to(static, omega, inv_inertia_w, pred_ok, b, lx, ly, lz):
+    """Angular impulse l: w += A l."""
+    if not dynamic(static, b):
+        return
+    for i in range(3):
+        omega[b, i] += inv_inertia_w[b, i, 0] * lx + inv_inertia_w[b, i, 1] * ly \
+            + inv_inertia_w[b, i, 2] * lz
+    pred_ok[b] = False
+
+
+@njit(cache=True, inline='always')
+def add_k_matrix_of(static, inv_mass, inv_inertia_w, b, rx, ry, rz, k):
+    """k += K_b(r) = E/m - [r]x A [r]x (nothing for the world or a static body)."""
+    if not dynamic(static, b):
+        return
+    a = inv_inertia_w
+    im = inv_mass[b]
+    # S = [r]x A: column c of S is r x A[:, c]; then K -= S [r]x row by row.
+    _sub_k_row(k, 0, ry * a[b, 2, 0] - rz * a[b, 1, 0], ry * a[b, 2, 1] - rz * a[b, 1, 1],
+               ry * a[b, 2, 2] - rz * a[b, 1, 2], rx, ry, rz, im)
+    _sub_k_row(k, 1, rz * a[b, 0, 0] - rx * a[b, 2, 0], rz * a[b, 0, 1] - rx * a[b, 2, 1],
+               rz * a[b, 0, 2] - rx * a[b, 2, 2], rx, ry, rz, im)
+    _sub_k_row(k, 2, rx * a[b, 1, 0] - ry * a[b, 0, 0], rx * a[b, 1, 1] - ry * a[b, 0, 1],
+               rx * a[b, 1, 2] - ry * a[b, 0, 2], rx, ry, rz, im)
+
+
+@njit(cache=True, inline='always')
+def _sub_k_row(k, i, si0, si1, si2, rx, ry, rz, im):
+    """Row i: k[i,:] -= (S[r]x)[i,:] = -(r x S[i,:]^T)^T, then the E/m diagonal term."""
+    k[i, 0] -= si1 * rz - si2 * ry
+    k[i, 1] -= si2 * rx - si0 * rz
+    k[i, 2] -= si0 * ry - si1 * rx
+    k[i, i] += im
+
+
+# ---- the same on the Bodies tuple (springs, tools; not the joint loops) --------------------
+
 @njit(cache=True, inline='always')
 def is_dynamic(B, b):
-    return b >= 0 and not B.static[b]
+    return dynamic(B.static, b)
 
 
 @njit(cache=True, inline='always')
@@ -31,21 +148,13 @@ def body_arm(B, b, local, out):
 @njit(cache=True, inline='always')
 def body_point(B, b, arm):
     """World position of the point with world arm `arm` (the world: arm is the point)."""
-    if b < 0:
-        return arm[0], arm[1], arm[2]
-    return B.pos[b, 0] + arm[0], B.pos[b, 1] + arm[1], B.pos[b, 2] + arm[2]
+    return point_at(B.pos, b, arm[0], arm[1], arm[2])
 
 
 @njit(cache=True, inline='always')
 def point_velocity(B, b, arm):
     """u = v + w x r of a body point; 0 for the world and static bodies."""
-    if not is_dynamic(B, b):
-        return 0.0, 0.0, 0.0
-    w = B.omega[b]
-    v = B.vel[b]
-    return (v[0] + w[1] * arm[2] - w[2] * arm[1],
-            v[1] + w[2] * arm[0] - w[0] * arm[2],
-            v[2] + w[0] * arm[1] - w[1] * arm[0])
+    return velocity_at(B.static, B.vel, B.omega, b, arm[0], arm[1], arm[2])
 
 
 @njit(cache=True, inline='always')
@@ -54,72 +163,35 @@ def predict_point(B, b, arm, h, order, gravity, scratch_a, scratch_x):
 
     The per-body series is cached in B.pred_* until the body's velocity changes.
     """
-    if not is_dynamic(B, b):
-        return body_point(B, b, arm)
-    if not B.pred_ok[b]:
+    if dynamic(B.static, b) and not B.pred_ok[b]:
         refresh_prediction(B, b, h, order, gravity, scratch_a, scratch_x)
-    m = B.pred_rot[b]
-    p = B.pred_pos[b]
-    return (p[0] + m[0, 0] * arm[0] + m[0, 1] * arm[1] + m[0, 2] * arm[2],
-            p[1] + m[1, 0] * arm[0] + m[1, 1] * arm[1] + m[1, 2] * arm[2],
-            p[2] + m[2, 0] * arm[0] + m[2, 1] * arm[1] + m[2, 2] * arm[2])
+    return predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, arm[0], arm[1], arm[2])
 
 
 @njit(cache=True)
 def refresh_prediction(B, b, h, order, gravity, scratch_a, scratch_x):
     """Fill body b's look-ahead cache: omega series, M_rot over h, s(t+h)."""
-    omega_series(B.inertia_w[b], B.inv_inertia_w[b], B.omega[b], h, order,
-                 B.pred_series[b], scratch_a)
-    rotation_over_step(B.pred_series[b], order, h, B.pred_rot[b], scratch_x)
-    for i in range(3):
-        B.pred_pos[b, i] = B.pos[b, i] + B.vel[b, i] * h + 0.5 * gravity[i] * h * h
-    B.pred_ok[b] = True
+    refresh_body(b, B.pos, B.vel, B.omega, B.inertia_w, B.inv_inertia_w, B.pred_pos,
+                 B.pred_series, B.pred_rot, B.pred_ok, h, order, gravity, scratch_a, scratch_x)
 
 
 @njit(cache=True, inline='always')
 def apply_impulse(B, b, arm, px, py, pz):
     """Impulse p at world arm r: v += p/m, w += A (r x p). Invalidates the look-ahead cache."""
-    if not is_dynamic(B, b):
-        return
-    im = B.inv_mass[b]
-    B.vel[b, 0] += im * px
-    B.vel[b, 1] += im * py
-    B.vel[b, 2] += im * pz
-    apply_angular_impulse(B, b, arm[1] * pz - arm[2] * py, arm[2] * px - arm[0] * pz,
-                          arm[0] * py - arm[1] * px)
+    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, b,
+               arm[0], arm[1], arm[2], px, py, pz)
 
 
 @njit(cache=True, inline='always')
 def apply_angular_impulse(B, b, lx, ly, lz):
     """Angular impulse l: w += A l."""
-    if not is_dynamic(B, b):
-        return
-    a = B.inv_inertia_w[b]
-    for i in range(3):
-        B.omega[b, i] += a[i, 0] * lx + a[i, 1] * ly + a[i, 2] * lz
-    B.pred_ok[b] = False
+    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, b, lx, ly, lz)
 
 
 @njit(cache=True)
 def add_k_matrix(B, b, arm, k):
     """k += K_b(r) = E/m - [r]x A [r]x (nothing for the world or a static body)."""
-    if not is_dynamic(B, b):
-        return
-    a = B.inv_inertia_w[b]
-    rx, ry, rz = arm[0], arm[1], arm[2]
-    # S = [r]x A ; K -= S [r]x  (column c of S[r]x is S (e_c x ... ) -> expand directly)
-    s = np.empty((3, 3))
-    for c in range(3):
-        s[0, c] = ry * a[2, c] - rz * a[1, c]
-        s[1, c] = rz * a[0, c] - rx * a[2, c]
-        s[2, c] = rx * a[1, c] - ry * a[0, c]
-    for i in range(3):
-        # row i of S times [r]x: (S[r]x)[i,:] = S[i,:] x ... = (-(r x S[i,:]^T))^T
-        si0, si1, si2 = s[i, 0], s[i, 1], s[i, 2]
-        k[i, 0] -= si1 * rz - si2 * ry
-        k[i, 1] -= si2 * rx - si0 * rz
-        k[i, 2] -= si0 * ry - si1 * rx
-        k[i, i] += B.inv_mass[b]
+    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, b, arm[0], arm[1], arm[2], k)
 
 
 @njit(cache=True)

@@ -6,71 +6,85 @@ Correction (P-step 2): the relative point velocity that closes the gap over h is
     K = K_A(r_a) + K_B(r_b),   p = K^-1 C / h,   +p on A at a, -p on B at b,
 with the arms r at time t (K is constant while time stands still; kinv is precomputed).
 Velocity constraint at t + h (P-step 4): du = u_b - u_a, p = K^-1 du, same signs.
+
+The functions take the joint arrays (body, arm, kinv) and the body arrays they touch one by
+one, not the Joints/Bodies tuples (see impulses.py: a tuple argument costs one refcount call
+per member array at every inlined call site).
 """
 import numpy as np
 from numba import njit
 
-from ..impulses import (add_k_matrix, apply_impulse, body_point, invert3, point_velocity,
-                        predict_point)
+from ..impulses import add_k_matrix_of, impulse_to, invert3, point_at, predicted_point, velocity_at
 
 
 @njit(cache=True)
-def prepare(B, J, j):
-    """K^-1 for joint j from the current arms (J.arm must be up to date)."""
-    k = np.zeros((3, 3))
-    add_k_matrix(B, J.body[j, 0], J.arm[j, 0], k)
-    add_k_matrix(B, J.body[j, 1], J.arm[j, 1], k)
-    invert3(k, J.kinv[j])
+def prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
+    """K^-1 for joint j from the current arms (arm must be up to date). k: 3x3 scratch."""
+    for r in range(3):
+        for c in range(3):
+            k[r, c] = 0.0
+    for side in range(2):
+        add_k_matrix_of(static, inv_mass, inv_inertia_w, body[j, side], arm[j, side, 0],
+                        arm[j, side, 1], arm[j, side, 2], k)
+    invert3(k, kinv[j])
 
 
 @njit(cache=True, inline='always')
-def position_error(B, J, j, h, order, gravity, scratch_a, scratch_x):
-    """Predicted gap vector b' - a' at t + h."""
-    ax, ay, az = predict_point(B, J.body[j, 0], J.arm[j, 0], h, order, gravity, scratch_a,
-                               scratch_x)
-    bx, by, bz = predict_point(B, J.body[j, 1], J.arm[j, 1], h, order, gravity, scratch_a,
-                               scratch_x)
+def position_error(j, body, arm, static, pos, pred_pos, pred_rot):
+    """Predicted gap vector b' - a' at t + h (both bodies' look-ahead caches fresh)."""
+    ax, ay, az = predicted_point(static, pos, pred_pos, pred_rot, body[j, 0], arm[j, 0, 0],
+                                 arm[j, 0, 1], arm[j, 0, 2])
+    bx, by, bz = predicted_point(static, pos, pred_pos, pred_rot, body[j, 1], arm[j, 1, 0],
+                                 arm[j, 1, 1], arm[j, 1, 2])
     return bx - ax, by - ay, bz - az
 
 
 @njit(cache=True, inline='always')
-def correct_position(B, J, j, h, eps, order, gravity, scratch_a, scratch_x):
+def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
+                     inv_inertia_w, pred_ok, pred_pos, pred_rot):
     """One P-step 1/2 visit: returns (error before, corrected?)."""
-    dx, dy, dz = position_error(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
     if err < eps:
         return err, False
-    apply_relative(B, J, j, dx / h, dy / h, dz / h)
+    apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
+                   dx / h, dy / h, dz / h)
     return err, True
 
 
 @njit(cache=True, inline='always')
-def correct_velocity(B, J, j, eps):
+def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
+                     pred_ok):
     """One P-step 4 visit at t + h: returns (error before, corrected?)."""
-    ax, ay, az = point_velocity(B, J.body[j, 0], J.arm[j, 0])
-    bx, by, bz = point_velocity(B, J.body[j, 1], J.arm[j, 1])
+    ax, ay, az = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0], arm[j, 0, 1],
+                             arm[j, 0, 2])
+    bx, by, bz = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0], arm[j, 1, 1],
+                             arm[j, 1, 2])
     dx, dy, dz = bx - ax, by - ay, bz - az
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
     if err <= eps:
         return err, False
-    apply_relative(B, J, j, dx, dy, dz)
+    apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
+                   dx, dy, dz)
     return err, True
 
 
 @njit(cache=True, inline='always')
-def apply_relative(B, J, j, dx, dy, dz):
+def apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
+                   dx, dy, dz):
     """Apply p = K^-1 d: +p on body A, -p on body B (removes relative velocity d)."""
-    k = J.kinv[j]
-    px = k[0, 0] * dx + k[0, 1] * dy + k[0, 2] * dz
-    py = k[1, 0] * dx + k[1, 1] * dy + k[1, 2] * dz
-    pz = k[2, 0] * dx + k[2, 1] * dy + k[2, 2] * dz
-    apply_impulse(B, J.body[j, 0], J.arm[j, 0], px, py, pz)
-    apply_impulse(B, J.body[j, 1], J.arm[j, 1], -px, -py, -pz)
+    px = kinv[j, 0, 0] * dx + kinv[j, 0, 1] * dy + kinv[j, 0, 2] * dz
+    py = kinv[j, 1, 0] * dx + kinv[j, 1, 1] * dy + kinv[j, 1, 2] * dz
+    pz = kinv[j, 2, 0] * dx + kinv[j, 2, 1] * dy + kinv[j, 2, 2] * dz
+    impulse_to(static, inv_mass, vel, omega, inv_inertia_w, pred_ok, body[j, 0],
+               arm[j, 0, 0], arm[j, 0, 1], arm[j, 0, 2], px, py, pz)
+    impulse_to(static, inv_mass, vel, omega, inv_inertia_w, pred_ok, body[j, 1],
+               arm[j, 1, 0], arm[j, 1, 1], arm[j, 1, 2], -px, -py, -pz)
 
 
-@njit(cache=True)
-def gap(B, J, j):
+@njit(cache=True, inline='always')
+def gap(j, body, arm, pos):
     """Current (not predicted) distance of the two anchor points."""
-    ax, ay, az = body_point(B, J.body[j, 0], J.arm[j, 0])
-    bx, by, bz = body_point(B, J.body[j, 1], J.arm[j, 1])
+    ax, ay, az = point_at(pos, body[j, 0], arm[j, 0, 0], arm[j, 0, 1], arm[j, 0, 2])
+    bx, by, bz = point_at(pos, body[j, 1], arm[j, 1, 0], arm[j, 1, 1], arm[j, 1, 2])
     return np.sqrt((bx - ax) ** 2 + (by - ay) ** 2 + (bz - az) ** 2)

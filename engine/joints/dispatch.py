@@ -1,31 +1,39 @@
-"""One entry per solver visit, switching on the joint family (numba has no virtual calls)."""
+"""One entry per solver visit, switching on the joint family (numba has no virtual calls).
+
+Arguments are the flat joint and body arrays (see impulses.py for why not the tuples).
+"""
 from numba import njit
 
 from . import BALL, ball
 
 
 @njit(cache=True)
-def prepare(B, J, j):
-    if J.kind[j] == BALL:
-        ball.prepare(B, J, j)
+def prepare(kind, j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
+    if kind[j] == BALL:
+        ball.prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k)
 
 
 @njit(cache=True, inline='always')
-def correct_position(B, J, j, h, eps, order, gravity, scratch_a, scratch_x):
-    if J.kind[j] == BALL:
-        return ball.correct_position(B, J, j, h, eps, order, gravity, scratch_a, scratch_x)
+def correct_position(kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
+                     inv_inertia_w, pred_ok, pred_pos, pred_rot):
+    """The joint's bodies must have fresh look-ahead caches (impulses.ensure_look_ahead)."""
+    if kind[j] == BALL:
+        return ball.correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel,
+                                     omega, inv_inertia_w, pred_ok, pred_pos, pred_rot)
     return 0.0, False
 
 
 @njit(cache=True, inline='always')
-def correct_velocity(B, J, j, eps):
-    if J.kind[j] == BALL:
-        return ball.correct_velocity(B, J, j, eps)
+def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega,
+                     inv_inertia_w, pred_ok):
+    if kind[j] == BALL:
+        return ball.correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega,
+                                     inv_inertia_w, pred_ok)
     return 0.0, False
 
 
-@njit(cache=True)
-def gap(B, J, j):
-    if J.kind[j] == BALL:
-        return ball.gap(B, J, j)
+@njit(cache=True, inline='always')
+def gap(kind, j, body, arm, pos):
+    if kind[j] == BALL:
+        return ball.gap(j, body, arm, pos)
     return 0.0

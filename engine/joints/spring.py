@@ -128,12 +128,13 @@ def begin_iterated(B, Sp, h, h_prev):
 
 
 @njit(cache=True)
-def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratch_x):
+def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratch_x, arms):
     """Re-integrate spring i's impulse with the look-ahead and apply the change.
 
+    arms: (2, 3) scratch (this runs inside the solver loop, which must not allocate).
     Returns (displacement the change causes over h, corrected?)."""
-    arm1 = np.empty(3)
-    arm2 = np.empty(3)
+    arm1 = arms[0]
+    arm2 = arms[1]
     _arms(B, Sp, i, arm1, arm2)
     b1, b2 = Sp.body[i, 0], Sp.body[i, 1]
     f0 = current_force(B, Sp, i, arm1, arm2)

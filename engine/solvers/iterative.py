@@ -11,14 +11,21 @@ One step t -> t + h (Schmitt sec. 5-6, design.md sec. 2):
  3. P-step 3: advance every body ballistically;
  4. P-step 4 (optional): velocity correction at t + h until every |du| <= eps_vel.
 "Checks" count P-step-1 visits (the report's Table 9.2 unit); "impulses" count corrections.
+
+The loops unpack the Bodies/Joints tuples once and hand the member arrays on one by one:
+passing a tuple into the (inlined) per-joint functions costs one refcount call per member
+array at every call site, which dominated the step (see impulses.py).
+The per-step kernels below `step` are also compiled without numba's reference counting
+(jitopts.NO_REFCOUNT): they must never allocate arrays; scratch comes from `step`.
 """
 import numpy as np
 from numba import njit
 
 from ..clock import monotonic_ns
+from ..jitopts import NO_REFCOUNT
 from ..joints import dispatch, spring
-from ..motion import advance_with, world_inertia
-from ..impulses import body_arm, point_velocity, refresh_prediction
+from ..motion import advance_body, world_inertia
+from ..impulses import ensure_look_ahead, velocity_at
 from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_MAX_HALVINGS,
                      S_MAX_SWEEPS, S_ORDER, S_SPRING_ITERATED, S_VEL_CORR, T_BUDGET_HIT,
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
@@ -27,25 +34,37 @@ from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_M
 GROWTH = 2.0  # a cycle whose largest error is this factor above the previous one diverges
 
 
-@njit(cache=True)
-def prepare(B, J):
-    """Derived quantities at the current time: world inertia, arms, K^-1; caches reset."""
+@njit(cache=True, **NO_REFCOUNT)
+def prepare(B, J, k_scratch):
+    """Derived quantities at the current time: world inertia, arms, K^-1; caches reset.
+    k_scratch: (3, 3)."""
+    static, rot, pred_ok = B.static, B.rot, B.pred_ok
     for b in range(B.pos.shape[0]):
-        if B.static[b]:
+        if static[b]:
             B.inertia_w[b, :, :] = 0.0
             B.inv_inertia_w[b, :, :] = 0.0
         else:
-            world_inertia(B.rot[b], B.inertia[b], B.inv_inertia[b], B.inertia_w[b],
+            world_inertia(rot[b], B.inertia[b], B.inv_inertia[b], B.inertia_w[b],
                           B.inv_inertia_w[b])
-        B.pred_ok[b] = False
-    for j in range(J.kind.shape[0]):
+        pred_ok[b] = False
+    kind, body, anchor, arm = J.kind, J.body, J.anchor, J.arm
+    for j in range(kind.shape[0]):
         for side in range(2):
-            body_arm(B, J.body[j, side], J.anchor[j, side], J.arm[j, side])
-        dispatch.prepare(B, J, j)
+            # world arm R u of the body-frame anchor u (for the world: the world point)
+            b = body[j, side]
+            for i in range(3):
+                if b < 0:
+                    arm[j, side, i] = anchor[j, side, i]
+                else:
+                    arm[j, side, i] = rot[b, i, 0] * anchor[j, side, 0] \
+                        + rot[b, i, 1] * anchor[j, side, 1] + rot[b, i, 2] * anchor[j, side, 2]
+        dispatch.prepare(kind, j, body, arm, J.kinv, static, B.inv_mass, B.inv_inertia_w,
+                         k_scratch)
 
 
-@njit(cache=True)
-def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, may_abort):
+@njit(cache=True, **NO_REFCOUNT)
+def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
+                  may_abort):
     """P-steps 1-2 (and the iterated springs). Returns False if the iteration diverges
     (only checked when may_abort: otherwise it runs on to the cap or budget)."""
     m = J.kind.shape[0]
@@ -58,6 +77,10 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, ma
     gravity = settings[S_GX:S_GX + 3]
     max_checks = int(settings[S_MAX_SWEEPS]) * items
     budget = int(settings[S_BUDGET_NS])
+    kind, body, arm, kinv, enabled, joint_err = J.kind, J.body, J.arm, J.kinv, J.enabled, J.err
+    static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
+    inertia_w, inv_inertia_w = B.inertia_w, B.inv_inertia_w
+    pred_ok, pred_pos, pred_series, pred_rot = B.pred_ok, B.pred_pos, B.pred_series, B.pred_rot
     t0 = monotonic_ns()
     since = 0
     idx = 0
@@ -75,15 +98,21 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, ma
                 stats[T_BUDGET_HIT] += 1
             break
         if idx < m:
-            if J.enabled[idx]:
-                err, corrected = dispatch.correct_position(B, J, idx, h, eps, order, gravity,
-                                                           scratch_a, scratch_x)
+            if enabled[idx]:
+                # P-step 1: both bodies' look-ahead up to date, then the joint's error
+                for side in range(2):
+                    ensure_look_ahead(body[idx, side], static, pred_ok, pos, vel, omega,
+                                      inertia_w, inv_inertia_w, pred_pos, pred_series,
+                                      pred_rot, h, order, gravity, scratch_a, scratch_x)
+                err, corrected = dispatch.correct_position(
+                    kind, idx, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
+                    inv_inertia_w, pred_ok, pred_pos, pred_rot)
             else:
                 err, corrected = 0.0, False
-            J.err[idx] = err
+            joint_err[idx] = err
         else:
             err, corrected = spring.correct_iterated(B, Sp, idx - m, h, h_prev, eps, order,
-                                                     gravity, scratch_a, scratch_x)
+                                                     gravity, scratch_a, scratch_x, scratch_arms)
         checks += 1
         if corrected:
             stats[T_IMPULSES] += 1
@@ -113,7 +142,7 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, ma
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def velocity_loop(B, J, settings, stats):
     """P-step 4: cyclic velocity correction of the joints at t + h."""
     m = J.kind.shape[0]
@@ -121,12 +150,17 @@ def velocity_loop(B, J, settings, stats):
         return
     eps = settings[S_EPS_VEL]
     max_checks = int(settings[S_MAX_SWEEPS]) * m
+    kind, body, arm, kinv, enabled = J.kind, J.body, J.arm, J.kinv, J.enabled
+    static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
+    inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
     since = 0
     idx = 0
     checks = 0
     while since < m and checks < max_checks:
-        if J.enabled[idx]:
-            err, corrected = dispatch.correct_velocity(B, J, idx, eps)
+        if enabled[idx]:
+            err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
+                                                       inv_mass, vel, omega, inv_inertia_w,
+                                                       pred_ok)
         else:
             corrected = False
         checks += 1
@@ -141,34 +175,39 @@ def velocity_loop(B, J, settings, stats):
     stats[T_VEL_CHECKS] += checks
 
 
-@njit(cache=True)
-def advance_all(B, h, settings, scratch_a, scratch_x):
+@njit(cache=True, **NO_REFCOUNT)
+def advance_all(B, h, settings, scratch_a, scratch_x, scratch_r):
     """P-step 3 for every dynamic body, from its (refreshed if stale) look-ahead."""
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
-    for b in range(B.pos.shape[0]):
-        if B.static[b]:
+    static, pos, rot, vel, omega, pred_ok = B.static, B.pos, B.rot, B.vel, B.omega, B.pred_ok
+    pred_pos, pred_series, pred_rot = B.pred_pos, B.pred_series, B.pred_rot
+    for b in range(pos.shape[0]):
+        if static[b]:
             continue
-        if not B.pred_ok[b]:
-            refresh_prediction(B, b, h, order, gravity, scratch_a, scratch_x)
-        advance_with(B.pos[b], B.rot[b], B.vel[b], B.omega[b], B.pred_pos[b], B.pred_rot[b],
-                     B.pred_series[b], order, gravity, h)
-        B.pred_ok[b] = False
+        ensure_look_ahead(b, static, pred_ok, pos, vel, omega, B.inertia_w, B.inv_inertia_w,
+                          pred_pos, pred_series, pred_rot, h, order, gravity, scratch_a,
+                          scratch_x)
+        advance_body(b, pos, rot, vel, omega, pred_pos, pred_rot, pred_series, order, gravity,
+                     h, scratch_r)
+        pred_ok[b] = False
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def residuals(B, J, stats):
     """Largest joint gap and joint velocity error at the current time (arms up to date)."""
     gap_max = 0.0
     vel_max = 0.0
-    for j in range(J.kind.shape[0]):
-        if not J.enabled[j]:
+    kind, body, arm, enabled = J.kind, J.body, J.arm, J.enabled
+    static, pos, vel, omega = B.static, B.pos, B.vel, B.omega
+    for j in range(kind.shape[0]):
+        if not enabled[j]:
             continue
-        g = dispatch.gap(B, J, j)
+        g = dispatch.gap(kind, j, body, arm, pos)
         if g > gap_max:
             gap_max = g
-        ua = point_velocity(B, J.body[j, 0], J.arm[j, 0])
-        ub = point_velocity(B, J.body[j, 1], J.arm[j, 1])
+        ua = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0], arm[j, 0, 1], arm[j, 0, 2])
+        ub = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0], arm[j, 1, 1], arm[j, 1, 2])
         d = np.sqrt((ub[0] - ua[0]) ** 2 + (ub[1] - ua[1]) ** 2 + (ub[2] - ua[2]) ** 2)
         if d > vel_max:
             vel_max = d
@@ -184,7 +223,9 @@ def step(B, J, Sp, settings, stats):
     n = B.pos.shape[0]
     order = int(settings[S_ORDER])
     scratch_a = np.empty((order + 1, 3, 3))
-    scratch_x = np.empty((order + 2, 3))
+    scratch_x = np.empty((order + 2, 3, 3))
+    scratch_r = np.empty((3, 3))
+    scratch_arms = np.empty((2, 3))
     save_vel = np.empty((n, 3))
     save_omega = np.empty((n, 3))
     h = settings[S_H]
@@ -197,7 +238,7 @@ def step(B, J, Sp, settings, stats):
         units = total >> level
         hs = h * units / total
         h_prev = settings[S_H_PREV]
-        prepare(B, J)
+        prepare(B, J, scratch_r)
         save_vel[:, :] = B.vel
         save_omega[:, :] = B.omega
         if iterated:
@@ -205,7 +246,7 @@ def step(B, J, Sp, settings, stats):
         else:
             spring.apply_approximate(B, Sp, hs, h_prev)
         ok = position_loop(B, J, Sp, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           level < max_level)
+                           scratch_arms, level < max_level)
         if not ok and level < max_level:
             B.vel[:, :] = save_vel
             B.omega[:, :] = save_omega
@@ -213,9 +254,9 @@ def step(B, J, Sp, settings, stats):
             stats[T_HALVINGS] += 1
             continue
         spring.end_step(B, Sp)
-        advance_all(B, hs, settings, scratch_a, scratch_x)
+        advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
         settings[S_H_PREV] = hs
-        prepare(B, J)
+        prepare(B, J, scratch_r)
         if settings[S_VEL_CORR] != 0.0:
             velocity_loop(B, J, settings, stats)
         done += units
