@@ -1,0 +1,199 @@
+"""Contact output buffers, the capacity-checked writer and the 4-point manifold reduction.
+
+Every narrow-phase routine reports contacts for an ordered shape pair (A, B) as
+(normal n from B to A, depth, witness point pa on A's surface, pb on B's surface, feature),
+all in world, with depth = n . (pb - pa): positive when the shapes overlap.
+Routines compute in their own natural order and pass ``flip=True`` when the caller's A is
+their second shape; flipping swaps the points and negates n, which leaves depth unchanged.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .vec import cross, dot, sub, v3
+
+# Output rows, packed in two arrays to keep compiled signatures small:
+#   ints  (c,5) int64:   shape_a, shape_b, feature, body_a, body_b
+#   reals (c,19) float64: normal 0:3 (from B to A), depth 3, pa 4:7, pb 7:10 (world witness
+#                         points), local_a 10:13, local_b 13:16 (body frames), world 16:19
+# The narrow phase writes shapes, normal, depth, pa, pb, feature; the pipeline the rest.
+ContactBuffers = namedtuple("ContactBuffers", ["ints", "reals"])
+I_SA, I_SB, I_FEAT, I_BA, I_BB = 0, 1, 2, 3, 4
+R_N, R_DEPTH, R_PA, R_PB, R_LA, R_LB, R_W = 0, 3, 4, 7, 10, 13, 16
+
+# Per-call work space: candidate points cand (m,7) = (pa, pb, depth) with cand_feat (m,);
+# two clipping polygons clip (2,m,3) with tags clip_tag (2,m,2) = (point code, edge label);
+# sel (4,) the indices kept by reduce_to_four.
+Scratch = namedtuple("Scratch", ["cand", "cand_feat", "clip", "clip_tag", "sel"])
+
+
+def make_contact_buffers(capacity):
+    c = int(capacity)
+    return ContactBuffers(np.zeros((c, 5), np.int64), np.zeros((c, 19)))
+
+
+def make_scratch(max_points):
+    m = int(max_points)
+    return Scratch(np.zeros((m, 7)), np.zeros(m, np.int64), np.zeros((2, m, 3)),
+                   np.zeros((2, m, 2), np.int64), np.zeros(4, np.int64))
+
+
+@njit(cache=True)
+def feature_id(kind, ref_side, ref_face, inc_face, code):
+    """Pack a feature id: kind (3 bits), reference side (1 bit), two face/edge numbers
+    (11 bits each) and a point code (24 bits, see clip_polygon)."""
+    return ((((kind * 2 + ref_side) * 2048 + ref_face) * 2048 + inc_face) << 24) + code
+
+
+@njit(cache=True)
+def emit(out, c, sa, sb, flip, n, depth, pa, pb, feature):
+    """Write one contact at row c if it fits; always return c + 1 (the count needed)."""
+    if c < out.ints.shape[0]:
+        I = out.ints
+        X = out.reals
+        if flip:
+            I[c, I_SA] = sb
+            I[c, I_SB] = sa
+            for i in range(3):
+                X[c, R_N + i] = -n[i]
+                X[c, R_PA + i] = pb[i]
+                X[c, R_PB + i] = pa[i]
+        else:
+            I[c, I_SA] = sa
+            I[c, I_SB] = sb
+            for i in range(3):
+                X[c, R_N + i] = n[i]
+                X[c, R_PA + i] = pa[i]
+                X[c, R_PB + i] = pb[i]
+        X[c, R_DEPTH] = depth
+        I[c, I_FEAT] = feature
+    return c + 1
+
+
+@njit(cache=True)
+def add_candidate(sc, m, pa, pb, depth, feature):
+    """Append a candidate point to the scratch list (dropped silently when full)."""
+    if m < sc.cand.shape[0]:
+        for i in range(3):
+            sc.cand[m, i] = pa[i]
+            sc.cand[m, 3 + i] = pb[i]
+        sc.cand[m, 6] = depth
+        sc.cand_feat[m] = feature
+        return m + 1
+    return m
+
+
+@njit(cache=True)
+def reduce_to_four(sc, m, n):
+    """Pick up to 4 of m candidates keeping the deepest point and the largest area.
+
+    p0 = deepest; p1 = farthest from p0; p2 = max |(p1-p0) x (p-p0) . n| (largest
+    triangle); p3 = the point farthest outside that triangle (most negative signed edge
+    area). Returns the count and writes indices to sc.sel.
+    """
+    sel = sc.sel
+    if m <= 4:
+        for i in range(m):
+            sel[i] = i
+        return m
+    P = sc.cand[:, 3:6]
+    i0 = 0
+    for i in range(1, m):
+        if sc.cand[i, 6] > sc.cand[i0, 6]:
+            i0 = i
+    p0 = v3(P, i0)
+    i1 = -1
+    best = -1.0
+    for i in range(m):
+        d = sub(v3(P, i), p0)
+        q = dot(d, d)
+        if q > best:
+            best = q
+            i1 = i
+    p1 = v3(P, i1)
+    e01 = sub(p1, p0)
+    i2 = -1
+    best = -1.0
+    sgn = 1.0
+    for i in range(m):
+        a = dot(cross(e01, sub(v3(P, i), p0)), n)
+        if abs(a) > best:
+            best = abs(a)
+            i2 = i
+            sgn = 1.0 if a >= 0.0 else -1.0
+    sel[0] = i0
+    sel[1] = i1
+    sel[2] = i2
+    if best <= 1e-18:
+        return 2 if i1 != i0 else 1
+    p2 = v3(P, i2)
+    i3 = -1
+    worst = 0.0
+    for i in range(m):
+        if i == i0 or i == i1 or i == i2:
+            continue
+        p = v3(P, i)
+        a0 = sgn * dot(cross(sub(p1, p0), sub(p, p0)), n)
+        a1 = sgn * dot(cross(sub(p2, p1), sub(p, p1)), n)
+        a2 = sgn * dot(cross(sub(p0, p2), sub(p, p2)), n)
+        a = min(a0, min(a1, a2))
+        if a < worst:
+            worst = a
+            i3 = i
+    if i3 < 0:
+        return 3
+    sel[3] = i3
+    return 4
+
+
+@njit(cache=True)
+def emit_candidates(out, c, sa, sb, flip, n, sc, m):
+    """Reduce the m scratch candidates (sharing normal n) to at most 4 and write them."""
+    k = reduce_to_four(sc, m, n)
+    for j in range(k):
+        i = sc.sel[j]
+        X = sc.cand
+        c = emit(out, c, sa, sb, flip, n, X[i, 6], (X[i, 0], X[i, 1], X[i, 2]),
+                 (X[i, 3], X[i, 4], X[i, 5]), sc.cand_feat[i])
+    return c
+
+
+INTERSECTION = 1 << 23  # point codes >= this are (edge label, clip plane) intersections
+
+
+@njit(cache=True)
+def clip_polygon(src, src_tag, m, dst, dst_tag, nrm, off, plane):
+    """Sutherland-Hodgman: keep the part of polygon src[:m] with nrm.x <= off.
+
+    Each vertex carries a code (what made it: an incident vertex number, or
+    INTERSECTION + edge_label*2048 + plane) and a label of its outgoing edge (an incident
+    edge number, or 1024 + the clip plane number it was cut along). The codes depend only
+    on which features touch, so they stay the same while bodies move a little.
+    Tags are (code, label) rows. Returns the new vertex count written to dst.
+    """
+    k = 0
+    cap = dst.shape[0]
+    for i in range(m):
+        j = i + 1 if i + 1 < m else 0
+        P = (src[i, 0], src[i, 1], src[i, 2])
+        Q = (src[j, 0], src[j, 1], src[j, 2])
+        dP = dot(nrm, P) - off
+        dQ = dot(nrm, Q) - off
+        if dP <= 0.0:
+            if k < cap:
+                dst[k, 0] = P[0]
+                dst[k, 1] = P[1]
+                dst[k, 2] = P[2]
+                dst_tag[k, 0] = src_tag[i, 0]
+                dst_tag[k, 1] = src_tag[i, 1] if dQ <= 0.0 else 1024 + plane
+                k += 1
+        if (dP <= 0.0) != (dQ <= 0.0):
+            t = dP / (dP - dQ)
+            if k < cap:
+                for r in range(3):
+                    dst[k, r] = P[r] + t * (Q[r] - P[r])
+                dst_tag[k, 0] = INTERSECTION + src_tag[i, 1] * 2048 + plane
+                dst_tag[k, 1] = src_tag[i, 1] if dP > 0.0 else 1024 + plane
+                k += 1
+    return k
