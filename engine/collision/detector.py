@@ -19,7 +19,7 @@ from .broadphase import brute_force_pairs, pair_key
 from .manifold import (I_BA, I_BB, I_FEAT, I_SA, I_SB, R_DEPTH, R_LA, R_LB, R_N, R_W,
                        make_contact_buffers, make_scratch)
 from .persist import match_contacts
-from .pipeline import detect_kernel
+from .pipeline import collide_one, detect_kernel
 from .polytope import CYLINDER_SEGMENTS, PolytopeBuilder
 from .raycast import raycast_kernel, ray_plane
 from .shapes import HULL, shape_local_radius, shape_world_poses
@@ -184,6 +184,25 @@ class CollisionDetector:
                 continue
             break
         self.n_pairs = n_pairs
+        return self._contact_set(n)
+
+    def collide(self, a, b, body_pos, body_rot, body_vel, body_omega, body_static, h=0.0):
+        """Contacts of the one shape pair (a as A, b as B) without broad phase or filters
+        (normal from b to a); for tools and tests."""
+        body_static = np.ascontiguousarray(body_static, dtype=np.bool_)
+        while True:
+            n = collide_one(int(a), int(b), body_pos, body_rot, body_vel, body_omega,
+                            body_static, self.shape_body, self.shape_kind, self.shape_size,
+                            self.shape_local_pos, self.shape_local_rot, self.shape_radius,
+                            self.poly_of_shape, self.polys, self.margin, float(h),
+                            self._sh_pos, self._sh_rot, self.aabb_min, self.aabb_max,
+                            self.reach, self._out, self._scratch)
+            if n <= self._contacts_cap:
+                return self._contact_set(n)
+            self._contacts_cap = max(2 * self._contacts_cap, n)
+            self._out = make_contact_buffers(self._contacts_cap)
+
+    def _contact_set(self, n):
         I = self._out.ints[:n]
         X = self._out.reals[:n]
         return ContactSet(I[:, I_BA].copy(), I[:, I_BB].copy(), I[:, I_SA].copy(),

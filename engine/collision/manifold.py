@@ -90,7 +90,9 @@ def reduce_to_four(sc, m, n):
 
     p0 = deepest; p1 = farthest from p0; p2 = max |(p1-p0) x (p-p0) . n| (largest
     triangle); p3 = the point farthest outside that triangle (most negative signed edge
-    area). Returns the count and writes indices to sc.sel.
+    area). Near ties (depth within 1e-6, lengths/areas within a relative 1e-6) go to the
+    earlier candidate, so the choice (and the feature ids) stays put under jitter.
+    Returns the count and writes indices to sc.sel.
     """
     sel = sc.sel
     if m <= 4:
@@ -100,7 +102,7 @@ def reduce_to_four(sc, m, n):
     P = sc.cand[:, 3:6]
     i0 = 0
     for i in range(1, m):
-        if sc.cand[i, 6] > sc.cand[i0, 6]:
+        if sc.cand[i, 6] > sc.cand[i0, 6] + 1e-6:
             i0 = i
     p0 = v3(P, i0)
     i1 = -1
@@ -108,7 +110,7 @@ def reduce_to_four(sc, m, n):
     for i in range(m):
         d = sub(v3(P, i), p0)
         q = dot(d, d)
-        if q > best:
+        if q > best * (1.0 + 1e-6):
             best = q
             i1 = i
     p1 = v3(P, i1)
@@ -118,7 +120,7 @@ def reduce_to_four(sc, m, n):
     sgn = 1.0
     for i in range(m):
         a = dot(cross(e01, sub(v3(P, i), p0)), n)
-        if abs(a) > best:
+        if abs(a) > best * (1.0 + 1e-6):
             best = abs(a)
             i2 = i
             sgn = 1.0 if a >= 0.0 else -1.0
@@ -138,7 +140,7 @@ def reduce_to_four(sc, m, n):
         a1 = sgn * dot(cross(sub(p2, p1), sub(p, p1)), n)
         a2 = sgn * dot(cross(sub(p0, p2), sub(p, p2)), n)
         a = min(a0, min(a1, a2))
-        if a < worst:
+        if a < worst * (1.0 + 1e-6):
             worst = a
             i3 = i
     if i3 < 0:

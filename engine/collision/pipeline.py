@@ -68,3 +68,21 @@ def detect_kernel(body_pos, body_rot, body_vel, body_omega, body_static,
     if n <= out.ints.shape[0]:
         finalize_contacts(out, n, shape_body, body_pos, body_rot)
     return n_pairs, n
+
+
+@njit(cache=True)
+def collide_one(a, b, body_pos, body_rot, body_vel, body_omega, body_static, shape_body,
+                shape_kind, shape_size, shape_local_pos, shape_local_rot, shape_radius,
+                poly_of_shape, P, margin, h, sh_pos, sh_rot, aabb_min, aabb_max, reach,
+                out, sc):
+    """Contacts of the single shape pair (a as A, b as B), no broad phase or filters."""
+    shape_world_poses(body_pos, body_rot, shape_body, shape_local_pos, shape_local_rot,
+                      sh_pos, sh_rot)
+    compute_aabbs(shape_kind, shape_size, shape_body, sh_pos, sh_rot, shape_radius,
+                  poly_of_shape, P.table, P.vert, body_pos, body_vel,
+                  body_omega, body_static, margin, h, aabb_min, aabb_max, reach)
+    S = WorldShapes(shape_kind, shape_size, sh_pos, sh_rot, poly_of_shape)
+    n = collide_pair(S, P, a, b, margin + reach[a] + reach[b], out, np.int64(0), sc)
+    if n <= out.ints.shape[0]:
+        finalize_contacts(out, n, shape_body, body_pos, body_rot)
+    return n
