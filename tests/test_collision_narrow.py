@@ -351,7 +351,7 @@ def test_hull_from_obj_on_box_and_sphere(tmp_path):
     assert len(cs) == 1
     assert cs.depth[0] == pytest.approx(0.01, abs=1e-9)   # touches the apex vertex
     np.testing.assert_allclose(cs.normal[0], [0, 1, 0], atol=1e-9)
-    cy = sc.add(CYLINDER, (0.3, 0.2, 0), (2.0, 0.2 - 0.004, 0))
+    cy = sc.add(CYLINDER, (0.3, 0.2, 0), (0.6, 0.2 - 0.004, 0.6))
     cs = sc.collide(cy, bx)
     assert len(cs) == 4
     np.testing.assert_allclose(cs.depth, 0.004, atol=1e-9)
