@@ -112,17 +112,29 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
     n = 0
     ax1 = (axis + 1) % 3
     ax2 = (axis + 2) % 3
+    # boxes copied in sweep order so the inner loop reads memory sequentially
+    box = np.empty((k, 6))
     for ii in range(k):
         i = order[ii]
-        hi = aabb_max[i, axis]
+        box[ii, 0] = aabb_min[i, axis]
+        box[ii, 1] = aabb_max[i, axis]
+        box[ii, 2] = aabb_min[i, ax1]
+        box[ii, 3] = aabb_max[i, ax1]
+        box[ii, 4] = aabb_min[i, ax2]
+        box[ii, 5] = aabb_max[i, ax2]
+    for ii in range(k):
+        hi = box[ii, 1]
+        lo1 = box[ii, 2]
+        hi1 = box[ii, 3]
+        lo2 = box[ii, 4]
+        hi2 = box[ii, 5]
         for jj in range(ii + 1, k):
-            j = order[jj]
-            if aabb_min[j, axis] > hi:
+            if box[jj, 0] > hi:
                 break
-            if aabb_min[j, ax1] > aabb_max[i, ax1] or aabb_min[i, ax1] > aabb_max[j, ax1]:
+            if box[jj, 2] > hi1 or lo1 > box[jj, 3] or box[jj, 4] > hi2 or lo2 > box[jj, 5]:
                 continue
-            if aabb_min[j, ax2] > aabb_max[i, ax2] or aabb_min[i, ax2] > aabb_max[j, ax2]:
-                continue
+            i = order[ii]
+            j = order[jj]
             if not pair_allowed(i, j, shape_body, body_static, shape_group, shape_mask,
                                 excluded_keys, n_bodies):
                 continue

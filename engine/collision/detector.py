@@ -136,7 +136,10 @@ class CollisionDetector:
             radius[s] = shape_local_radius(self.shape_kind[s], self.shape_size[s], pts)
         self.shape_radius = radius
         maxface = int(self.polys.face_idx[:, 1].max()) if len(self.polys.face_idx) else 4
-        self._scratch = make_scratch(max(64, 2 * maxface + 16))
+        tab = self.polys.table
+        self._scratch = make_scratch(max(64, 2 * maxface + 16),
+                                     int(tab[:, 1].max()) if len(tab) else 8,
+                                     int(tab[:, 3].max()) if len(tab) else 6)
         self._sh_pos = np.zeros((k, 3))
         self._sh_rot = np.zeros((k, 3, 3))
         self.aabb_min = np.zeros((k, 3))

@@ -19,7 +19,7 @@ from .narrow_polytope import capsule_poly, poly_poly
 from .shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def canonical_order(kind, i, j):
     """The detector's pair order: A has the larger kind code, ties go to the lower index."""
     if kind[i] > kind[j] or (kind[i] == kind[j] and i < j):
@@ -27,7 +27,7 @@ def canonical_order(kind, i, j):
     return j, i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def collide_pair(S, P, a, b, thr, out, c, sc):
     """Append the contacts of shape a (as A) with shape b (as B); return the new count."""
     if S.kind[a] >= S.kind[b]:

@@ -7,13 +7,14 @@ barycentric weights of the final simplex give the witness points on A and B. Ret
 (distance, witness on A, witness on B, overlap flag); overlap means the origin lies in D
 (distance 0), for which the caller uses a separating-axis test instead.
 """
-import numpy as np
+import math
+
 from numba import njit
 
 from .vec import dot, sub, v3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _support_b(vert, v0, nv, d):
     best = -1e300
     ib = v0
@@ -25,7 +26,7 @@ def _support_b(vert, v0, nv, d):
     return ib
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _closest_triangle(a, b, c):
     """Barycentric weights of the point of triangle abc nearest the origin."""
     ab = sub(b, a)
@@ -62,7 +63,7 @@ def _closest_triangle(a, b, c):
     return 1.0 - v - w, v, w
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _solve_simplex(W, m, lam):
     """Weights lam[:m] of the point of conv(W[:m]) nearest the origin.
     Returns False when the origin is inside a (non-flat) tetrahedron."""
@@ -125,15 +126,17 @@ def _solve_simplex(W, m, lam):
     return True
 
 
-@njit(cache=True)
-def gjk_segment_polytope(p0, p1, na, vert, v0, nv):
-    """GJK between the segment p0-p1 (a point when na == 1) and conv(vert[v0:v0+nv]).
+@njit(cache=True, _nrt=False)
+def gjk_segment_polytope(p0, p1, na, vert, v0, nv, simplex, lam):
+    """GJK between the segment p0-p1 (a point when na == 1) and conv(vert[v0:v0+nv]);
+    simplex (3,4,3) and lam (4,) are work space.
 
     Returns (dist, point on segment, point on polytope, overlap)."""
-    W = np.empty((4, 3))
-    SA = np.empty((4, 3))
-    SB = np.empty((4, 3))
-    lam = np.zeros(4)
+    W = simplex[0]
+    SA = simplex[1]
+    SB = simplex[2]
+    for i in range(4):
+        lam[i] = 0.0
     v = sub(p0, v3(vert, v0))
     m = 0
     for it in range(64):
@@ -182,4 +185,4 @@ def gjk_segment_polytope(p0, p1, na, vert, v0, nv):
         qa = (qa[0] + lam[i] * SA[i, 0], qa[1] + lam[i] * SA[i, 1], qa[2] + lam[i] * SA[i, 2])
         qb = (qb[0] + lam[i] * SB[i, 0], qb[1] + lam[i] * SB[i, 1], qb[2] + lam[i] * SB[i, 2])
     d = sub(qa, qb)
-    return np.sqrt(dot(d, d)), qa, qb, False
+    return math.sqrt(dot(d, d)), qa, qb, False

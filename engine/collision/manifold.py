@@ -24,8 +24,12 @@ R_N, R_DEPTH, R_PA, R_PB, R_LA, R_LB, R_W = 0, 3, 4, 7, 10, 13, 16
 
 # Per-call work space: candidate points cand (m,7) = (pa, pb, depth) with cand_feat (m,);
 # two clipping polygons clip (2,m,3) with tags clip_tag (2,m,2) = (point code, edge label);
-# sel (4,) the indices kept by reduce_to_four.
-Scratch = namedtuple("Scratch", ["cand", "cand_feat", "clip", "clip_tag", "sel"])
+# sel (4,) the indices kept by reduce_to_four; wvert (2,V,3) and wface (2,F,4) world
+# vertices and face planes of two polytopes; simplex (3,4,3) and lam (4,) for GJK.
+# The narrow phase is compiled without reference counting (_nrt=False, which makes
+# array views free) and so must not allocate: everything it needs lives here.
+Scratch = namedtuple("Scratch", ["cand", "cand_feat", "clip", "clip_tag", "sel", "wvert",
+                                 "wface", "simplex", "lam"])
 
 
 def make_contact_buffers(capacity):
@@ -33,20 +37,23 @@ def make_contact_buffers(capacity):
     return ContactBuffers(np.zeros((c, 5), np.int64), np.zeros((c, 19)))
 
 
-def make_scratch(max_points):
+def make_scratch(max_points, max_verts=8, max_faces=6):
     m = int(max_points)
     return Scratch(np.zeros((m, 7)), np.zeros(m, np.int64), np.zeros((2, m, 3)),
-                   np.zeros((2, m, 2), np.int64), np.zeros(4, np.int64))
+                   np.zeros((2, m, 2), np.int64), np.zeros(4, np.int64),
+                   np.zeros((2, max(1, int(max_verts)), 3)),
+                   np.zeros((2, max(1, int(max_faces)), 4)), np.zeros((3, 4, 3)),
+                   np.zeros(4))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def feature_id(kind, ref_side, ref_face, inc_face, code):
     """Pack a feature id: kind (3 bits), reference side (1 bit), two face/edge numbers
     (11 bits each) and a point code (24 bits, see clip_polygon)."""
     return ((((kind * 2 + ref_side) * 2048 + ref_face) * 2048 + inc_face) << 24) + code
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def emit(out, c, sa, sb, flip, n, depth, pa, pb, feature):
     """Write one contact at row c if it fits; always return c + 1 (the count needed)."""
     if c < out.ints.shape[0]:
@@ -71,7 +78,7 @@ def emit(out, c, sa, sb, flip, n, depth, pa, pb, feature):
     return c + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_candidate(sc, m, pa, pb, depth, feature):
     """Append a candidate point to the scratch list (dropped silently when full)."""
     if m < sc.cand.shape[0]:
@@ -84,7 +91,13 @@ def add_candidate(sc, m, pa, pb, depth, feature):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def _pb(cand, i):
+    """Candidate i's point on B (columns 3:6)."""
+    return (cand[i, 3], cand[i, 4], cand[i, 5])
+
+
+@njit(cache=True, _nrt=False)
 def reduce_to_four(sc, m, n):
     """Pick up to 4 of m candidates keeping the deepest point and the largest area.
 
@@ -99,27 +112,27 @@ def reduce_to_four(sc, m, n):
         for i in range(m):
             sel[i] = i
         return m
-    P = sc.cand[:, 3:6]
+    P = sc.cand
     i0 = 0
     for i in range(1, m):
         if sc.cand[i, 6] > sc.cand[i0, 6] + 1e-6:
             i0 = i
-    p0 = v3(P, i0)
+    p0 = _pb(P, i0)
     i1 = -1
     best = -1.0
     for i in range(m):
-        d = sub(v3(P, i), p0)
+        d = sub(_pb(P, i), p0)
         q = dot(d, d)
         if q > best * (1.0 + 1e-6):
             best = q
             i1 = i
-    p1 = v3(P, i1)
+    p1 = _pb(P, i1)
     e01 = sub(p1, p0)
     i2 = -1
     best = -1.0
     sgn = 1.0
     for i in range(m):
-        a = dot(cross(e01, sub(v3(P, i), p0)), n)
+        a = dot(cross(e01, sub(_pb(P, i), p0)), n)
         if abs(a) > best * (1.0 + 1e-6):
             best = abs(a)
             i2 = i
@@ -129,13 +142,13 @@ def reduce_to_four(sc, m, n):
     sel[2] = i2
     if best <= 1e-18:
         return 2 if i1 != i0 else 1
-    p2 = v3(P, i2)
+    p2 = _pb(P, i2)
     i3 = -1
     worst = 0.0
     for i in range(m):
         if i == i0 or i == i1 or i == i2:
             continue
-        p = v3(P, i)
+        p = _pb(P, i)
         a0 = sgn * dot(cross(sub(p1, p0), sub(p, p0)), n)
         a1 = sgn * dot(cross(sub(p2, p1), sub(p, p1)), n)
         a2 = sgn * dot(cross(sub(p0, p2), sub(p, p2)), n)
@@ -149,7 +162,7 @@ def reduce_to_four(sc, m, n):
     return 4
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def emit_candidates(out, c, sa, sb, flip, n, sc, m):
     """Reduce the m scratch candidates (sharing normal n) to at most 4 and write them."""
     k = reduce_to_four(sc, m, n)
@@ -164,38 +177,42 @@ def emit_candidates(out, c, sa, sb, flip, n, sc, m):
 INTERSECTION = 1 << 23  # point codes >= this are (edge label, clip plane) intersections
 
 
-@njit(cache=True)
-def clip_polygon(src, src_tag, m, dst, dst_tag, nrm, off, plane):
+@njit(cache=True, _nrt=False)
+def clip_polygon(clip, tag, s, m, nrm, off, plane):
     """Sutherland-Hodgman: keep the part of polygon src[:m] with nrm.x <= off.
 
     Each vertex carries a code (what made it: an incident vertex number, or
     INTERSECTION + edge_label*2048 + plane) and a label of its outgoing edge (an incident
     edge number, or 1024 + the clip plane number it was cut along). The codes depend only
     on which features touch, so they stay the same while bodies move a little.
-    Tags are (code, label) rows. Returns the new vertex count written to dst.
+    Reads polygon clip[s], tag[s] (rows (code, label)) and writes clip[1-s], tag[1-s]
+    (indexing the 3-d arrays directly: slicing out views costs reference counting).
+    Returns the new vertex count.
     """
     k = 0
-    cap = dst.shape[0]
+    d = 1 - s
+    cap = clip.shape[1]
     for i in range(m):
         j = i + 1 if i + 1 < m else 0
-        P = (src[i, 0], src[i, 1], src[i, 2])
-        Q = (src[j, 0], src[j, 1], src[j, 2])
+        P = (clip[s, i, 0], clip[s, i, 1], clip[s, i, 2])
+        Q = (clip[s, j, 0], clip[s, j, 1], clip[s, j, 2])
         dP = dot(nrm, P) - off
         dQ = dot(nrm, Q) - off
         if dP <= 0.0:
             if k < cap:
-                dst[k, 0] = P[0]
-                dst[k, 1] = P[1]
-                dst[k, 2] = P[2]
-                dst_tag[k, 0] = src_tag[i, 0]
-                dst_tag[k, 1] = src_tag[i, 1] if dQ <= 0.0 else 1024 + plane
+                clip[d, k, 0] = P[0]
+                clip[d, k, 1] = P[1]
+                clip[d, k, 2] = P[2]
+                tag[d, k, 0] = tag[s, i, 0]
+                tag[d, k, 1] = tag[s, i, 1] if dQ <= 0.0 else 1024 + plane
                 k += 1
         if (dP <= 0.0) != (dQ <= 0.0):
             t = dP / (dP - dQ)
             if k < cap:
-                for r in range(3):
-                    dst[k, r] = P[r] + t * (Q[r] - P[r])
-                dst_tag[k, 0] = INTERSECTION + src_tag[i, 1] * 2048 + plane
-                dst_tag[k, 1] = src_tag[i, 1] if dP > 0.0 else 1024 + plane
+                clip[d, k, 0] = P[0] + t * (Q[0] - P[0])
+                clip[d, k, 1] = P[1] + t * (Q[1] - P[1])
+                clip[d, k, 2] = P[2] + t * (Q[2] - P[2])
+                tag[d, k, 0] = INTERSECTION + tag[s, i, 1] * 2048 + plane
+                tag[d, k, 1] = tag[s, i, 1] if dP > 0.0 else 1024 + plane
                 k += 1
     return k

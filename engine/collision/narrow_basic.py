@@ -15,13 +15,13 @@ from .vec import (add, clamp, col, cross, dot, madd, neg, norm, normalize, rot, 
                   scale, sub, to_world, v3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _plane(S, b):
     """(unit normal, point) of plane shape b; its solid is n.(x - p) <= 0."""
     return col(S.rot[b], 1), v3(S.pos, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def closest_segment_point(a0, a1, p):
     """Parameter t in [0,1] of the point of segment a0-a1 nearest to p."""
     d = sub(a1, a0)
@@ -31,7 +31,7 @@ def closest_segment_point(a0, a1, p):
     return clamp(dot(sub(p, a0), d) / dd, 0.0, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def closest_segments(p1, q1, p2, q2):
     """Parameters (s, t) of the closest points p1+s(q1-p1), p2+t(q2-p2) of two segments
     (Ericson, Real-Time Collision Detection, 5.1.9)."""
@@ -62,7 +62,7 @@ def closest_segments(p1, q1, p2, q2):
     return s, t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sphere_plane(S, P, a, b, flip, thr, out, c, sc):
     """Sphere a on plane b: depth = r - n.(centre - p)."""
     n, p0 = _plane(S, b)
@@ -75,7 +75,7 @@ def sphere_plane(S, P, a, b, flip, thr, out, c, sc):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sphere_sphere_core(ca, ra, cb, rb, a, b, flip, thr, out, c, feature):
     d = sub(ca, cb)
     L = norm(d)
@@ -86,14 +86,14 @@ def _sphere_sphere_core(ca, ra, cb, rb, a, b, flip, thr, out, c, feature):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sphere_sphere(S, P, a, b, flip, thr, out, c, sc):
     """Centres distance L: n = (ca - cb)/L, depth = ra + rb - L."""
     return _sphere_sphere_core(v3(S.pos, a), S.size[a, 0], v3(S.pos, b), S.size[b, 0],
                                a, b, flip, thr, out, c, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sphere_capsule(S, P, a, b, flip, thr, out, c, sc):
     """Sphere a against the segment core of capsule b (a sphere at the nearest point)."""
     ca = v3(S.pos, a)
@@ -106,7 +106,7 @@ def sphere_capsule(S, P, a, b, flip, thr, out, c, sc):
     return _sphere_sphere_core(ca, S.size[a, 0], q, S.size[b, 0], a, b, flip, thr, out, c, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capsule_capsule(S, P, a, b, flip, thr, out, c, sc):
     """Two capsules: closest points of the core segments; when the segments are nearly
     parallel and their projections overlap, two points at the ends of the overlap."""
@@ -147,7 +147,7 @@ def capsule_capsule(S, P, a, b, flip, thr, out, c, sc):
     return _sphere_sphere_core(qa, ra, qb, rb, a, b, flip, thr, out, c, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capsule_plane(S, P, a, b, flip, thr, out, c, sc):
     """Both segment end spheres against the plane (2 points when lying flat)."""
     n, p0 = _plane(S, b)
@@ -166,7 +166,7 @@ def capsule_plane(S, P, a, b, flip, thr, out, c, sc):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def poly_plane(S, P, a, b, flip, thr, out, c, sc):
     """Box or hull a on plane b: every vertex with depth -n.(v - p) >= -thr, reduced to 4.
     Feature = vertex number."""
@@ -184,7 +184,7 @@ def poly_plane(S, P, a, b, flip, thr, out, c, sc):
     return emit_candidates(out, c, a, b, flip, n, sc, m)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
     """Cylinder a on plane b: 4 rim points per cap, reduced to 4.
 
@@ -228,7 +228,7 @@ def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
     return emit_candidates(out, c, a, b, flip, n, sc, m)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sphere_box(S, P, a, b, flip, thr, out, c, sc):
     """Sphere a, box b: closest box point to the centre in box coordinates; a centre inside
     the box is pushed out through the nearest face."""
@@ -265,7 +265,7 @@ def sphere_box(S, P, a, b, flip, thr, out, c, sc):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sphere_cylinder(S, P, a, b, flip, thr, out, c, sc):
     """Sphere a, cylinder b (exact): clamp the centre radially to r and axially to +-hh;
     a centre inside leaves through the side or the nearer cap, whichever is closer."""

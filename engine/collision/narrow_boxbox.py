@@ -15,13 +15,13 @@ from numba import njit
 
 from .manifold import add_candidate, clip_polygon, emit, emit_candidates, feature_id
 from .narrow_basic import closest_segments
-from .vec import add, col, cross, dot, madd, neg, norm, rot, rot_t, scale, sub, v3
+from .vec import tget, add, col, cross, dot, madd, neg, norm, rot, rot_t, scale, sub, v3
 
 FACE_TOL = 1e-3   # relative: B's face must beat A's by this * smallest half extent
 EDGE_TOL = 5e-3   # relative: an edge axis must beat the best face by this much
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def box_box(S, P, a, b, flip, thr, out, c, sc):
     pa = v3(S.pos, a)
     pb = v3(S.pos, b)
@@ -95,35 +95,35 @@ def box_box(S, P, a, b, flip, thr, out, c, sc):
     return _face_contact(pa, Ra, ha, ia, s, pb, Rb, hb, np.int64(0), a, b, flip, thr, out, c, sc)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, c, sc):
     """Clip the incident box's face against reference face (axis i, sign s) of box R."""
     nR = scale(col(RR, i), s)                 # world, outward from R towards I
     dI = rot_t(RI, nR)
     j = 0
-    if abs(dI[1]) > abs(dI[j]):
+    if abs(tget(dI, 1)) > abs(tget(dI, j)):
         j = 1
-    if abs(dI[2]) > abs(dI[j]):
+    if abs(tget(dI, 2)) > abs(tget(dI, j)):
         j = 2
-    si = -1.0 if dI[j] > 0.0 else 1.0         # incident face faces R
+    si = -1.0 if tget(dI, j) > 0.0 else 1.0         # incident face faces R
     u = (j + 1) % 3
     v = (j + 2) % 3
     tl = rot_t(RR, sub(pI, pR))
     cu = rot_t(RR, col(RI, u))
     cv = rot_t(RR, col(RI, v))
     cj = rot_t(RR, col(RI, j))
-    fc = madd(tl, cj, si * hI[j])
-    poly = sc.clip[0]
-    tag = sc.clip_tag[0]
+    fc = madd(tl, cj, si * tget(hI, j))
+    clip = sc.clip
+    tag = sc.clip_tag
     for k in range(4):
         su = 1.0 if (k == 0 or k == 3) else -1.0
         sv = 1.0 if k < 2 else -1.0
-        x = madd(madd(fc, cu, su * hI[u]), cv, sv * hI[v])
-        poly[k, 0] = x[0]
-        poly[k, 1] = x[1]
-        poly[k, 2] = x[2]
-        tag[k, 0] = k
-        tag[k, 1] = k
+        x = madd(madd(fc, cu, su * tget(hI, u)), cv, sv * tget(hI, v))
+        clip[0, k, 0] = tget(x, 0)
+        clip[0, k, 1] = tget(x, 1)
+        clip[0, k, 2] = tget(x, 2)
+        tag[0, k, 0] = k
+        tag[0, k, 1] = k
     m = 4
     a1 = (i + 1) % 3
     a2 = (i + 2) % 3
@@ -131,9 +131,7 @@ def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, 
         ax = a1 if p < 2 else a2
         sg = 1.0 if (p & 1) == 0 else -1.0
         nrm = (sg if ax == 0 else 0.0, sg if ax == 1 else 0.0, sg if ax == 2 else 0.0)
-        src = p & 1
-        m = clip_polygon(sc.clip[src], sc.clip_tag[src], m, sc.clip[1 - src],
-                         sc.clip_tag[1 - src], nrm, hR[ax], p)
+        m = clip_polygon(clip, tag, p & 1, m, nrm, tget(hR, ax), p)
         if m == 0:
             return c
     # after 4 clips the result is back in clip_a
@@ -142,12 +140,12 @@ def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, 
     inc_face = j * 2 + (1 if si > 0.0 else 0)
     cnt = np.int64(0)
     for k in range(m):
-        x = v3(poly, k)
-        depth = hR[i] - s * x[i]
+        x = (clip[0, k, 0], clip[0, k, 1], clip[0, k, 2])
+        depth = tget(hR, i) - s * tget(x, i)
         if depth >= -thr:
             w = add(pR, rot(RR, x))
             wr = madd(w, nR, depth)
-            f = feature_id(0, ref_side, ref_face, inc_face, tag[k, 0])
+            f = feature_id(0, ref_side, ref_face, inc_face, tag[0, k, 0])
             if ref_side == 0:
                 cnt = add_candidate(sc, cnt, wr, w, depth, f)
             else:
@@ -155,7 +153,7 @@ def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, 
     return emit_candidates(out, c, a, b, flip, n_out, sc, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _edge_contact(pa, Ra, ha, pb, Rb, hb, t, i, j, m0, m1, m2, a, b, flip, thr, out, c):
     """One point at the closest points of A's edge along axis i and B's along axis j."""
     ex = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)

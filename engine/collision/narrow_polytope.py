@@ -25,7 +25,7 @@ FACE_TOL = 1e-3
 EDGE_TOL = 5e-3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _clip_segment_to_face(P, f, p0, p1):
     """Parameters [t0, t1] of segment p0-p1 inside the side planes of face f (local)."""
     t0 = 0.0
@@ -53,7 +53,7 @@ def _clip_segment_to_face(P, f, p0, p1):
     return t0, t1, return_ok and t0 <= t1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capsule_poly(S, P, a, b, flip, thr, out, c, sc):
     """Sphere or capsule a against polytope shape b (box, cylinder prism or hull)."""
     pb = v3(S.pos, b)
@@ -69,7 +69,8 @@ def capsule_poly(S, P, a, b, flip, thr, out, c, sc):
     p0 = madd(ca, u, -hl)
     p1 = madd(ca, u, hl)
     na = 2 if hl > 0.0 else 1
-    dist, qa, qb, overlap = gjk_segment_polytope(p0, p1, na, P.vert, vs, nv)
+    dist, qa, qb, overlap = gjk_segment_polytope(p0, p1, na, P.vert, vs, nv, sc.simplex,
+                                                 sc.lam)
     if not overlap and dist > 1e-9:
         depth = r - dist
         if depth < -thr:
@@ -160,7 +161,7 @@ def capsule_poly(S, P, a, b, flip, thr, out, c, sc):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _face_points(P, f, flocal, p0, p1, r, pb, Rb, a, b, flip, thr, out, c):
     """Clip segment p0-p1 (local to b) to face f; emit its ends within -thr of depth."""
     t0, t1, ok = _clip_segment_to_face(P, f, p0, p1)
@@ -181,16 +182,14 @@ def _face_points(P, f, flocal, p0, p1, r, pb, Rb, a, b, flip, thr, out, c):
     return c
 
 
-@njit(cache=True)
-def _world_poly(P, q, pos, R):
-    """World vertices, face normals, face offsets and centroid of polytope q at (pos, R)."""
+@njit(cache=True, _nrt=False)
+def _world_poly(P, q, pos, R, V, N):
+    """World vertices V[:nv], face planes N[:nf] = (normal, offset) and the centroid of
+    polytope q at (pos, R); returns (nv, nf, centroid)."""
     vs = P.table[q, 0]
     nv = P.table[q, 1]
     fs = P.table[q, 2]
     nf = P.table[q, 3]
-    V = np.empty((nv, 3))
-    N = np.empty((nf, 3))
-    O = np.empty(nf)
     for i in range(nv):
         w = to_world(pos, R, v3(P.vert, vs + i))
         V[i, 0] = w[0]
@@ -201,40 +200,44 @@ def _world_poly(P, q, pos, R):
         N[f, 0] = n[0]
         N[f, 1] = n[1]
         N[f, 2] = n[2]
-        O[f] = P.face[fs + f, 3] + dot(n, pos)
-    return V, N, O, to_world(pos, R, v3(P.centroid, q))
+        N[f, 3] = P.face[fs + f, 3] + dot(n, pos)
+    return nv, nf, to_world(pos, R, v3(P.centroid, q))
 
 
-@njit(cache=True)
-def _face_query(NA, OA, VB):
-    """Largest over faces f of A of min_j NA_f . VB_j - OA_f, and that face."""
+@njit(cache=True, _nrt=False)
+def _face_query(NA, nfa, VB, nvb):
+    """Largest over faces f of A of min_j n_f . VB_j - offset_f, and that face."""
     best = -1e300
     fb = 0
-    for f in range(NA.shape[0]):
+    for f in range(nfa):
         n = v3(NA, f)
         smin = 1e300
-        for j in range(VB.shape[0]):
+        for j in range(nvb):
             s = dot(n, v3(VB, j))
             if s < smin:
                 smin = s
-        s = smin - OA[f]
+        s = smin - NA[f, 3]
         if s > best:
             best = s
             fb = f
     return best, fb
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def poly_poly(S, P, a, b, flip, thr, out, c, sc):
     """Polytope shape a against polytope shape b (SAT + face clipping)."""
     qa = S.poly[a]
     qb = S.poly[b]
-    VA, NA, OA, CA = _world_poly(P, qa, v3(S.pos, a), S.rot[a])
-    VB, NB, OB, CB = _world_poly(P, qb, v3(S.pos, b), S.rot[b])
-    sa, fa = _face_query(NA, OA, VB)
+    VA = sc.wvert[0]
+    VB = sc.wvert[1]
+    NA = sc.wface[0]
+    NB = sc.wface[1]
+    nva, nfa, CA = _world_poly(P, qa, v3(S.pos, a), S.rot[a], VA, NA)
+    nvb, nfb, CB = _world_poly(P, qb, v3(S.pos, b), S.rot[b], VB, NB)
+    sa, fa = _face_query(NA, nfa, VB, nvb)
     if sa > thr:
         return c
-    sb, fb = _face_query(NB, OB, VA)
+    sb, fb = _face_query(NB, nfb, VA, nva)
     if sb > thr:
         return c
     # edge pairs forming a Minkowski face
@@ -277,7 +280,7 @@ def poly_poly(S, P, a, b, flip, thr, out, c, sc):
                 ea_best = ea
                 eb_best = eb
                 L_best = L
-    size = max(1e-3, min(_extent(VA, CA), _extent(VB, CB)))
+    size = max(1e-3, min(_extent(VA, nva), _extent(VB, nvb)))
     best_f = max(sa, sb)
     if ea_best >= 0 and best_e > best_f + EDGE_TOL * size:
         pa0 = v3(VA, P.edge[ea_best, 0])
@@ -293,34 +296,34 @@ def poly_poly(S, P, a, b, flip, thr, out, c, sc):
                      feature_id(3, 0, ea_best - esa, eb_best - esb, 0))
         return c
     if sb > sa + FACE_TOL * size:
-        return _poly_face_contact(P, qb, fb, VB, NB, OB, qa, VA, NA, np.int64(1), a, b, flip, thr,
-                                  out, c, sc)
-    return _poly_face_contact(P, qa, fa, VA, NA, OA, qb, VB, NB, np.int64(0), a, b, flip, thr,
-                              out, c, sc)
+        return _poly_face_contact(P, qb, fb, VB, NB, qa, VA, NA, nfa, np.int64(1), a, b,
+                                  flip, thr, out, c, sc)
+    return _poly_face_contact(P, qa, fa, VA, NA, qb, VB, NB, nfb, np.int64(0), a, b, flip,
+                              thr, out, c, sc)
 
 
-@njit(cache=True)
-def _extent(V, C):
-    """Half the smallest axis-aligned extent of the vertex cloud (a size scale)."""
+@njit(cache=True, _nrt=False)
+def _extent(V, nv):
+    """Half the smallest axis-aligned extent of the vertex cloud V[:nv] (a size scale)."""
     e = 1e300
     for r in range(3):
         lo = 1e300
         hi = -1e300
-        for i in range(V.shape[0]):
+        for i in range(nv):
             lo = min(lo, V[i, r])
             hi = max(hi, V[i, r])
         e = min(e, 0.5 * (hi - lo))
     return e
 
 
-@njit(cache=True)
-def _poly_face_contact(P, qr, fr, VR, NR, OR, qi, VI, NI, ref_side, a, b, flip, thr,
+@njit(cache=True, _nrt=False)
+def _poly_face_contact(P, qr, fr, VR, NR, qi, VI, NI, nfi, ref_side, a, b, flip, thr,
                        out, c, sc):
     """Clip the incident face of polytope qi against reference face fr of qr (world)."""
     nR = v3(NR, fr)
     fi = 0
     best = 1e300
-    for f in range(NI.shape[0]):
+    for f in range(nfi):
         d = dot(v3(NI, f), nR)
         if d < best:
             best = d
@@ -349,22 +352,21 @@ def _poly_face_contact(P, qr, fr, VR, NR, OR, qi, VI, NI, ref_side, a, b, flip, 
             continue
         sn = scale(sn, 1.0 / ln)
         off = dot(sn, va)
-        m = clip_polygon(sc.clip[src], sc.clip_tag[src], m, sc.clip[1 - src],
-                         sc.clip_tag[1 - src], sn, off, k)
+        m = clip_polygon(sc.clip, sc.clip_tag, src, m, sn, off, k)
         src = 1 - src
         if m == 0:
             return c
-    X = sc.clip[src]
-    codes = sc.clip_tag[src, :, 0]
+    X = sc.clip
+    T = sc.clip_tag
     n_out = neg(nR) if ref_side == 0 else nR
-    oR = OR[fr]
+    oR = NR[fr, 3]
     cnt_out = np.int64(0)
     for k in range(m):
-        w = v3(X, k)
+        w = (X[src, k, 0], X[src, k, 1], X[src, k, 2])
         depth = oR - dot(nR, w)
         if depth >= -thr:
             wr = madd(w, nR, depth)
-            f = feature_id(2, ref_side, fr, fi, codes[k])
+            f = feature_id(2, ref_side, fr, fi, T[src, k, 0])
             if ref_side == 0:
                 cnt_out = add_candidate(sc, cnt_out, wr, w, depth, f)
             else:

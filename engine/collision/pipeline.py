@@ -15,7 +15,7 @@ from .shapes import WorldShapes, compute_aabbs, shape_world_poses
 from .vec import rot_t, sub, v3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finalize_contacts(out, n, shape_body, body_pos, body_rot):
     """Fill body_a/b, local_a/b and world for rows [0, n)."""
     I = out.ints
@@ -35,7 +35,7 @@ def finalize_contacts(out, n, shape_body, body_pos, body_rot):
             X[c, R_W + i] = 0.5 * (pa[i] + pb[i])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def narrow_phase(S, P, pair_a, pair_b, n_pairs, reach, margin, out, sc):
     """Contacts of all candidate pairs in canonical order; returns the count needed."""
     c = np.int64(0)  # not a literal: avoids a second compiled specialisation

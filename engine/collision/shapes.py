@@ -29,7 +29,7 @@ KIND_NAMES = ("plane", "sphere", "box", "capsule", "cylinder", "hull")
 BIG = 1e30  # "infinite" AABB bound of a plane
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shape_world_poses(body_pos, body_rot, shape_body, shape_local_pos, shape_local_rot,
                       sh_pos, sh_rot):
     """Fill sh_pos (k,3) and sh_rot (k,3,3) with the world poses of all shapes."""
@@ -61,7 +61,7 @@ def shape_local_radius(kind, size, hull_points=None):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compute_aabbs(shape_kind, shape_size, shape_body, sh_pos, sh_rot, shape_radius,
                   poly_of_shape, poly_table, poly_vert,
                   body_pos, body_vel, body_omega, body_static, margin, h,
