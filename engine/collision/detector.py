@@ -10,6 +10,9 @@
 
 All work happens in one compiled call (pipeline.detect_kernel); buffers grow by doubling
 when a pass reports more pairs or contacts than fit, and the pass is repeated.
+Output is double-buffered: a ContactSet holds views into one of two buffers that detect()
+uses in turn, so it stays valid until the second detect() after it (enough to match the
+previous step's contacts); call .copy() to keep one longer.
 """
 from dataclasses import dataclass
 
@@ -50,6 +53,12 @@ class ContactSet:
 
     def __len__(self):
         return int(self.depth.shape[0])
+
+    def copy(self):
+        """A ContactSet owning its arrays (detect() reuses its buffers)."""
+        return ContactSet(*(np.array(getattr(self, f)) for f in (
+            "body_a", "body_b", "shape_a", "shape_b", "normal", "depth", "point_a",
+            "point_b", "world", "feature")), n_shapes=self.n_shapes)
 
     @property
     def count(self):
@@ -98,7 +107,10 @@ class CollisionDetector:
         self._state = np.full(1, -1, dtype=np.int64)
         self._pairs_cap = 64
         self._contacts_cap = 64
-        self._out = make_contact_buffers(self._contacts_cap)
+        self._bufs = [make_contact_buffers(self._contacts_cap),
+                      make_contact_buffers(self._contacts_cap)]
+        self._cur = 0
+        self._out = self._bufs[0]
         self._pair_a = np.zeros(self._pairs_cap, np.int64)
         self._pair_b = np.zeros(self._pairs_cap, np.int64)
         self.n_pairs = 0
@@ -167,6 +179,8 @@ class CollisionDetector:
     def detect(self, body_pos, body_rot, body_vel, body_omega, body_static, h):
         """Contacts of all shape pairs at this state, within margin + motion over h."""
         body_static = np.ascontiguousarray(body_static, dtype=np.bool_)
+        self._cur = 1 - self._cur
+        self._out = self._bufs[self._cur]
         while True:
             n_pairs, n = detect_kernel(
                 body_pos, body_rot, body_vel, body_omega, body_static,
@@ -181,9 +195,10 @@ class CollisionDetector:
                 self._pair_a = np.zeros(self._pairs_cap, np.int64)
                 self._pair_b = np.zeros(self._pairs_cap, np.int64)
                 continue
-            if n > self._contacts_cap:
+            if n > self._out.ints.shape[0]:
                 self._contacts_cap = max(2 * self._contacts_cap, n + n // 4)
                 self._out = make_contact_buffers(self._contacts_cap)
+                self._bufs[self._cur] = self._out
                 continue
             break
         self.n_pairs = n_pairs
@@ -191,8 +206,11 @@ class CollisionDetector:
 
     def collide(self, a, b, body_pos, body_rot, body_vel, body_omega, body_static, h=0.0):
         """Contacts of the one shape pair (a as A, b as B) without broad phase or filters
-        (normal from b to a); for tools and tests."""
+        (normal from b to a); for tools and tests. Uses the output buffers like detect().
+        """
         body_static = np.ascontiguousarray(body_static, dtype=np.bool_)
+        self._cur = 1 - self._cur
+        self._out = self._bufs[self._cur]
         while True:
             n = collide_one(int(a), int(b), body_pos, body_rot, body_vel, body_omega,
                             body_static, self.shape_body, self.shape_kind, self.shape_size,
@@ -200,18 +218,18 @@ class CollisionDetector:
                             self.poly_of_shape, self.polys, self.margin, float(h),
                             self._sh_pos, self._sh_rot, self.aabb_min, self.aabb_max,
                             self.reach, self._out, self._scratch)
-            if n <= self._contacts_cap:
+            if n <= self._out.ints.shape[0]:
                 return self._contact_set(n)
             self._contacts_cap = max(2 * self._contacts_cap, n)
             self._out = make_contact_buffers(self._contacts_cap)
+            self._bufs[self._cur] = self._out
 
     def _contact_set(self, n):
         I = self._out.ints[:n]
         X = self._out.reals[:n]
-        return ContactSet(I[:, I_BA].copy(), I[:, I_BB].copy(), I[:, I_SA].copy(),
-                          I[:, I_SB].copy(), X[:, R_N:R_N + 3].copy(), X[:, R_DEPTH].copy(),
-                          X[:, R_LA:R_LA + 3].copy(), X[:, R_LB:R_LB + 3].copy(),
-                          X[:, R_W:R_W + 3].copy(), I[:, I_FEAT].copy(), self.n_shapes)
+        return ContactSet(I[:, I_BA], I[:, I_BB], I[:, I_SA], I[:, I_SB], X[:, R_N:R_N + 3],
+                          X[:, R_DEPTH], X[:, R_LA:R_LA + 3], X[:, R_LB:R_LB + 3],
+                          X[:, R_W:R_W + 3], I[:, I_FEAT], self.n_shapes)
 
     @property
     def pairs(self):

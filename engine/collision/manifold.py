@@ -79,14 +79,17 @@ def emit(out, c, sa, sb, flip, n, depth, pa, pb, feature):
 
 
 @njit(cache=True, _nrt=False)
-def add_candidate(sc, m, pa, pb, depth, feature):
-    """Append a candidate point to the scratch list (dropped silently when full)."""
-    if m < sc.cand.shape[0]:
+def add_candidate(cand, cand_feat, m, pa, pb, depth, feature):
+    """Append a candidate point (row m of cand/cand_feat; dropped when full).
+
+    Hot helpers take the few arrays they touch, not the Scratch tuple: numba passes every
+    array of a tuple argument field by field on each call."""
+    if m < cand.shape[0]:
         for i in range(3):
-            sc.cand[m, i] = pa[i]
-            sc.cand[m, 3 + i] = pb[i]
-        sc.cand[m, 6] = depth
-        sc.cand_feat[m] = feature
+            cand[m, i] = pa[i]
+            cand[m, 3 + i] = pb[i]
+        cand[m, 6] = depth
+        cand_feat[m] = feature
         return m + 1
     return m
 
@@ -98,24 +101,23 @@ def _pb(cand, i):
 
 
 @njit(cache=True, _nrt=False)
-def reduce_to_four(sc, m, n):
+def reduce_to_four(cand, sel, m, n):
     """Pick up to 4 of m candidates keeping the deepest point and the largest area.
 
     p0 = deepest; p1 = farthest from p0; p2 = max |(p1-p0) x (p-p0) . n| (largest
     triangle); p3 = the point farthest outside that triangle (most negative signed edge
     area). Near ties (depth within 1e-6, lengths/areas within a relative 1e-6) go to the
     earlier candidate, so the choice (and the feature ids) stays put under jitter.
-    Returns the count and writes indices to sc.sel.
+    Returns the count and writes the kept rows to sel.
     """
-    sel = sc.sel
     if m <= 4:
         for i in range(m):
             sel[i] = i
         return m
-    P = sc.cand
+    P = cand
     i0 = 0
     for i in range(1, m):
-        if sc.cand[i, 6] > sc.cand[i0, 6] + 1e-6:
+        if cand[i, 6] > cand[i0, 6] + 1e-6:
             i0 = i
     p0 = _pb(P, i0)
     i1 = -1
@@ -163,14 +165,13 @@ def reduce_to_four(sc, m, n):
 
 
 @njit(cache=True, _nrt=False)
-def emit_candidates(out, c, sa, sb, flip, n, sc, m):
-    """Reduce the m scratch candidates (sharing normal n) to at most 4 and write them."""
-    k = reduce_to_four(sc, m, n)
+def emit_candidates(out, c, sa, sb, flip, n, cand, cand_feat, sel, m):
+    """Reduce the m candidates (sharing normal n) to at most 4 and write them."""
+    k = reduce_to_four(cand, sel, m, n)
     for j in range(k):
-        i = sc.sel[j]
-        X = sc.cand
-        c = emit(out, c, sa, sb, flip, n, X[i, 6], (X[i, 0], X[i, 1], X[i, 2]),
-                 (X[i, 3], X[i, 4], X[i, 5]), sc.cand_feat[i])
+        i = sel[j]
+        c = emit(out, c, sa, sb, flip, n, cand[i, 6], (cand[i, 0], cand[i, 1], cand[i, 2]),
+                 (cand[i, 3], cand[i, 4], cand[i, 5]), cand_feat[i])
     return c
 
 

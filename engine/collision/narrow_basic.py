@@ -90,7 +90,7 @@ def _sphere_sphere_core(ca, ra, cb, rb, a, b, flip, thr, out, c, feature):
 def sphere_sphere(S, P, a, b, flip, thr, out, c, sc):
     """Centres distance L: n = (ca - cb)/L, depth = ra + rb - L."""
     return _sphere_sphere_core(v3(S.pos, a), S.size[a, 0], v3(S.pos, b), S.size[b, 0],
-                               a, b, flip, thr, out, c, 0)
+                               a, b, flip, thr, out, c, np.int64(0))
 
 
 @njit(cache=True, _nrt=False)
@@ -103,7 +103,7 @@ def sphere_capsule(S, P, a, b, flip, thr, out, c, sc):
     b1 = add(pb, ax)
     t = closest_segment_point(b0, b1, ca)
     q = madd(b0, sub(b1, b0), t)
-    return _sphere_sphere_core(ca, S.size[a, 0], q, S.size[b, 0], a, b, flip, thr, out, c, 0)
+    return _sphere_sphere_core(ca, S.size[a, 0], q, S.size[b, 0], a, b, flip, thr, out, c, np.int64(0))
 
 
 @njit(cache=True, _nrt=False)
@@ -144,7 +144,7 @@ def capsule_capsule(S, P, a, b, flip, thr, out, c, sc):
         if dot(n, sub(pa, pb)) < 0.0:
             n = neg(n)
         qa = madd(qb, n, 1e-12)
-    return _sphere_sphere_core(qa, ra, qb, rb, a, b, flip, thr, out, c, 0)
+    return _sphere_sphere_core(qa, ra, qb, rb, a, b, flip, thr, out, c, np.int64(0))
 
 
 @njit(cache=True, _nrt=False)
@@ -180,8 +180,8 @@ def poly_plane(S, P, a, b, flip, thr, out, c, sc):
         w = to_world(pa, Ra, v3(P.vert, v0 + i))
         dist = dot(n, sub(w, p0))
         if -dist >= -thr:
-            m = add_candidate(sc, m, w, madd(w, n, -dist), -dist, i)
-    return emit_candidates(out, c, a, b, flip, n, sc, m)
+            m = add_candidate(sc.cand, sc.cand_feat, m, w, madd(w, n, -dist), -dist, i)
+    return emit_candidates(out, c, a, b, flip, n, sc.cand, sc.cand_feat, sc.sel, m)
 
 
 @njit(cache=True, _nrt=False)
@@ -224,8 +224,9 @@ def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
             x = madd(cc, d, r)
             dist = dot(n, sub(x, p0))
             if -dist >= -thr:
-                m = add_candidate(sc, m, x, madd(x, n, -dist), -dist, base + cap * 4 + k)
-    return emit_candidates(out, c, a, b, flip, n, sc, m)
+                m = add_candidate(sc.cand, sc.cand_feat, m, x, madd(x, n, -dist), -dist,
+                                  base + cap * 4 + k)
+    return emit_candidates(out, c, a, b, flip, n, sc.cand, sc.cand_feat, sc.sel, m)
 
 
 @njit(cache=True, _nrt=False)

@@ -40,7 +40,7 @@ def box_box(S, P, a, b, flip, thr, out, c, sc):
     A2 = (abs(m2[0]) + e, abs(m2[1]) + e, abs(m2[2]) + e)
     # faces of A
     best_a = -1e300
-    ia = 0
+    ia = np.int64(0)
     for i in range(3):
         s = abs(t[i]) - (ha[i] + hb[0] * A0[i] + hb[1] * A1[i] + hb[2] * A2[i])
         if s > thr:
@@ -50,7 +50,7 @@ def box_box(S, P, a, b, flip, thr, out, c, sc):
             ia = i
     # faces of B
     best_b = -1e300
-    ib = 0
+    ib = np.int64(0)
     for j in range(3):
         mj = m0 if j == 0 else (m1 if j == 1 else m2)
         Aj = A0 if j == 0 else (A1 if j == 1 else A2)
@@ -62,8 +62,8 @@ def box_box(S, P, a, b, flip, thr, out, c, sc):
             ib = j
     # edges
     best_e = -1e300
-    ei = -1
-    ej = -1
+    ei = np.int64(-1)
+    ej = np.int64(-1)
     for i in range(3):
         ex = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
         for j in range(3):
@@ -90,13 +90,16 @@ def box_box(S, P, a, b, flip, thr, out, c, sc):
     if best_b > best_a + FACE_TOL * size:
         tj = dot(t, m0 if ib == 0 else (m1 if ib == 1 else m2))
         s = -1.0 if tj > 0.0 else 1.0     # B's face normal towards A
-        return _face_contact(pb, Rb, hb, ib, s, pa, Ra, ha, np.int64(1), a, b, flip, thr, out, c, sc)
+        return _face_contact(pb, Rb, hb, ib, s, pa, Ra, ha, np.int64(1), a, b, flip, thr, out, c,
+                         sc.clip, sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
     s = 1.0 if t[ia] >= 0.0 else -1.0     # A's face normal towards B
-    return _face_contact(pa, Ra, ha, ia, s, pb, Rb, hb, np.int64(0), a, b, flip, thr, out, c, sc)
+    return _face_contact(pa, Ra, ha, ia, s, pb, Rb, hb, np.int64(0), a, b, flip, thr, out, c,
+                         sc.clip, sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
 
 
 @njit(cache=True, _nrt=False)
-def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, c, sc):
+def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, c, clip,
+                  tag, cand, cand_feat, sel):
     """Clip the incident box's face against reference face (axis i, sign s) of box R."""
     nR = scale(col(RR, i), s)                 # world, outward from R towards I
     dI = rot_t(RI, nR)
@@ -113,18 +116,16 @@ def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, 
     cv = rot_t(RR, col(RI, v))
     cj = rot_t(RR, col(RI, j))
     fc = madd(tl, cj, si * tget(hI, j))
-    clip = sc.clip
-    tag = sc.clip_tag
     for k in range(4):
         su = 1.0 if (k == 0 or k == 3) else -1.0
         sv = 1.0 if k < 2 else -1.0
         x = madd(madd(fc, cu, su * tget(hI, u)), cv, sv * tget(hI, v))
-        clip[0, k, 0] = tget(x, 0)
-        clip[0, k, 1] = tget(x, 1)
-        clip[0, k, 2] = tget(x, 2)
+        clip[0, k, 0] = x[0]
+        clip[0, k, 1] = x[1]
+        clip[0, k, 2] = x[2]
         tag[0, k, 0] = k
         tag[0, k, 1] = k
-    m = 4
+    m = np.int64(4)
     a1 = (i + 1) % 3
     a2 = (i + 2) % 3
     for p in range(4):
@@ -147,10 +148,10 @@ def _face_contact(pR, RR, hR, i, s, pI, RI, hI, ref_side, a, b, flip, thr, out, 
             wr = madd(w, nR, depth)
             f = feature_id(0, ref_side, ref_face, inc_face, tag[0, k, 0])
             if ref_side == 0:
-                cnt = add_candidate(sc, cnt, wr, w, depth, f)
+                cnt = add_candidate(cand, cand_feat, cnt, wr, w, depth, f)
             else:
-                cnt = add_candidate(sc, cnt, w, wr, depth, f)
-    return emit_candidates(out, c, a, b, flip, n_out, sc, cnt)
+                cnt = add_candidate(cand, cand_feat, cnt, w, wr, depth, f)
+    return emit_candidates(out, c, a, b, flip, n_out, cand, cand_feat, sel, cnt)
 
 
 @njit(cache=True, _nrt=False)

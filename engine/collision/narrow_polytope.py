@@ -342,7 +342,7 @@ def _poly_face_contact(P, qr, fr, VR, NR, qi, VI, NI, nfi, ref_side, a, b, flip,
     fsr = P.table[qr, 2] + fr
     j0 = P.face_idx[fsr, 0]
     cr = P.face_idx[fsr, 1]
-    src = 0
+    src = np.int64(0)
     for k in range(cr):
         va = v3(VR, P.findex[j0 + k])
         vb = v3(VR, P.findex[j0 + (k + 1) % cr])
@@ -368,7 +368,8 @@ def _poly_face_contact(P, qr, fr, VR, NR, qi, VI, NI, nfi, ref_side, a, b, flip,
             wr = madd(w, nR, depth)
             f = feature_id(2, ref_side, fr, fi, T[src, k, 0])
             if ref_side == 0:
-                cnt_out = add_candidate(sc, cnt_out, wr, w, depth, f)
+                cnt_out = add_candidate(sc.cand, sc.cand_feat, cnt_out, wr, w, depth, f)
             else:
-                cnt_out = add_candidate(sc, cnt_out, w, wr, depth, f)
-    return emit_candidates(out, c, a, b, flip, n_out, sc, cnt_out)
+                cnt_out = add_candidate(sc.cand, sc.cand_feat, cnt_out, w, wr, depth, f)
+    return emit_candidates(out, c, a, b, flip, n_out, sc.cand, sc.cand_feat, sc.sel,
+                           cnt_out)

@@ -71,9 +71,9 @@ def compute_aabbs(shape_kind, shape_size, shape_body, sh_pos, sh_rot, shape_radi
     For a dynamic body with velocity v and angular velocity w, a shape point at distance
     at most rho from the centre of mass moves by at most |v| h + |w| rho h in the step,
     rho = |shape offset| + shape radius. The box is swept by v h per axis and grown by
-    margin + |w| rho h on every side; reach[s] = |v| h + |w| rho h is the bound the narrow
-    phase adds to the margin. A plane is the half space n.x <= n.p; its box is bounded only
-    along an axis its normal is aligned with.
+    margin/2 + |w| rho h on every side (two boxes together cover the margin); reach[s] =
+    |v| h + |w| rho h is the bound the narrow phase adds to the margin. A plane is the
+    half space n.x <= n.p; its box is bounded only along an axis its normal is aligned with.
     """
     for s in range(shape_kind.shape[0]):
         k = shape_kind[s]
@@ -87,9 +87,9 @@ def compute_aabbs(shape_kind, shape_size, shape_body, sh_pos, sh_rot, shape_radi
             for i in range(3):
                 if abs(n[i]) > 1.0 - 1e-12:
                     if n[i] > 0.0:
-                        aabb_max[s, i] = p[i] + margin
+                        aabb_max[s, i] = p[i] + 0.5 * margin
                     else:
-                        aabb_min[s, i] = p[i] - margin
+                        aabb_min[s, i] = p[i] - 0.5 * margin
             reach[s] = 0.0
             continue
         if k == SPHERE:
@@ -132,7 +132,7 @@ def compute_aabbs(shape_kind, shape_size, shape_body, sh_pos, sh_rot, shape_radi
                     if w[i] > aabb_max[s, i]:
                         aabb_max[s, i] = w[i]
         b = shape_body[s]
-        grow = margin
+        grow = 0.5 * margin
         rs = 0.0
         if not body_static[b]:
             d = (p[0] - body_pos[b, 0], p[1] - body_pos[b, 1], p[2] - body_pos[b, 2])
