@@ -130,13 +130,12 @@ def capsule_poly(S, P, a, b, flip, thr, out, c, sc):
         va = v3(P.vert, vs + P.edge[eb, 0])
         vb = v3(P.vert, vs + P.edge[eb, 1])
         s, t = closest_segments(p0, p1, va, vb)
-        xa = madd(p0, sub(p1, p0), s)
-        xb = madd(va, sub(vb, va), t)
+        xa = madd(p0, sub(p1, p0), s)       # n is normal to the segment: n.xa = min n.p
         n = ln_best
         depth = r - best_e
         if depth >= -thr:
             c = emit(out, c, a, b, flip, rot(Rb, n), depth,
-                     to_world(pb, Rb, madd(xa, n, -r)), to_world(pb, Rb, xb),
+                     to_world(pb, Rb, madd(xa, n, -r)), to_world(pb, Rb, madd(xa, n, -best_e)),
                      feature_id(6, 0, eb - P.table[q, 4], 0, 0))
         return c
     cc = _face_points(P, fb, fb - fs, p0, p1, r, pb, Rb, a, b, flip, thr, out, c)
