@@ -23,12 +23,22 @@ EDGE_TOL = 5e-3   # relative: an edge axis must beat the best face by this much
 
 @njit(cache=True, _nrt=False)
 def box_box(S, P, a, b, flip, thr, out, c, sc):
-    pa = v3(S.pos, a)
-    pb = v3(S.pos, b)
-    Ra = S.rot[a]
-    Rb = S.rot[b]
-    ha = v3(S.size, a)
-    hb = v3(S.size, b)
+    """Pair-table entry point; see box_box_arrays."""
+    return box_box_arrays(S.pos, S.rot, S.size, a, b, flip, thr, out, c, sc.clip,
+                          sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
+
+
+@njit(cache=True, _nrt=False)
+def box_box_arrays(pos, rot_, size, a, b, flip, thr, out, c, clip, tag, cand, cand_feat,
+                   sel):
+    """Box a against box b given only the arrays it reads (the hot path of resting piles
+    calls this directly: every array in a tuple argument costs time on each call)."""
+    pa = v3(pos, a)
+    pb = v3(pos, b)
+    Ra = rot_[a]
+    Rb = rot_[b]
+    ha = v3(size, a)
+    hb = v3(size, b)
     t = rot_t(Ra, sub(pb, pa))
     # Rm[i][j] = Ra_i . Rb_j as three column tuples
     m0 = rot_t(Ra, col(Rb, 0))
@@ -91,10 +101,10 @@ def box_box(S, P, a, b, flip, thr, out, c, sc):
         tj = dot(t, m0 if ib == 0 else (m1 if ib == 1 else m2))
         s = -1.0 if tj > 0.0 else 1.0     # B's face normal towards A
         return _face_contact(pb, Rb, hb, ib, s, pa, Ra, ha, np.int64(1), a, b, flip, thr, out, c,
-                         sc.clip, sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
+                             clip, tag, cand, cand_feat, sel)
     s = 1.0 if t[ia] >= 0.0 else -1.0     # A's face normal towards B
     return _face_contact(pa, Ra, ha, ia, s, pb, Rb, hb, np.int64(0), a, b, flip, thr, out, c,
-                         sc.clip, sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
+                         clip, tag, cand, cand_feat, sel)
 
 
 @njit(cache=True, _nrt=False)

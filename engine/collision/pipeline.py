@@ -9,9 +9,10 @@ import numpy as np
 from numba import njit
 
 from .broadphase import sweep_and_prune
-from .manifold import I_BA, I_BB, I_SA, I_SB, R_LA, R_LB, R_PA, R_PB, R_W
 from .dispatch import canonical_order, collide_pair
-from .shapes import WorldShapes, compute_aabbs, shape_world_poses
+from .manifold import I_BA, I_BB, I_SA, I_SB, R_LA, R_LB, R_PA, R_PB, R_W
+from .narrow_boxbox import box_box_arrays
+from .shapes import BOX, WorldShapes, compute_aabbs, shape_world_poses
 from .vec import rot_t, sub, v3
 
 
@@ -39,9 +40,15 @@ def finalize_contacts(out, n, shape_body, body_pos, body_rot):
 def narrow_phase(S, P, pair_a, pair_b, n_pairs, reach, margin, out, sc):
     """Contacts of all candidate pairs in canonical order; returns the count needed."""
     c = np.int64(0)  # not a literal: avoids a second compiled specialisation
+    kind = S.kind
     for p in range(n_pairs):
-        a, b = canonical_order(S.kind, pair_a[p], pair_b[p])
-        c = collide_pair(S, P, a, b, margin + reach[a] + reach[b], out, c, sc)
+        a, b = canonical_order(kind, pair_a[p], pair_b[p])
+        thr = margin + reach[a] + reach[b]
+        if kind[a] == BOX and kind[b] == BOX:     # the common case, called directly
+            c = box_box_arrays(S.pos, S.rot, S.size, a, b, False, thr, out, c, sc.clip,
+                               sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
+        else:
+            c = collide_pair(S, P, a, b, thr, out, c, sc)
     return c
 
 
