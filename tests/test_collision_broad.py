@@ -207,3 +207,17 @@ def test_ray_plane_helper():
         pytest.approx(2 * math.sqrt(2))
     assert ray_plane_hit([0, 2, 0], [0, 1, 0], [0, 0, 0], [0, 1, 0]) == math.inf
     assert ray_plane_hit([0, 2, 0], [1, 0, 0], [0, 0, 0], [0, 1, 0]) == math.inf
+
+
+def test_benchmark_scene_resting_cubes():
+    from engine.collision.bench import resting_cubes
+    shapes, state = resting_cubes(27, gap=0.02, yaw=0.0)
+    det = CollisionDetector(*shapes, margin=0.01)
+    cs = det.detect(*state, 0.01)
+    # 9 cubes on the floor and 18 stacked pairs, 4 face points each, 1 mm deep
+    assert len(cs) == 4 * (9 + 18)
+    np.testing.assert_allclose(cs.depth, 0.001, atol=1e-9)
+    np.testing.assert_allclose(np.abs(cs.normal[:, 1]), 1.0, atol=1e-12)
+    prev = cs.copy()
+    cs2 = det.detect(*state, 0.01)
+    assert np.all(cs2.match(prev) == np.arange(len(cs2)))

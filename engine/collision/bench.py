@@ -18,7 +18,7 @@ from .detector import CollisionDetector
 from .shapes import BOX, PLANE
 
 
-def resting_cubes(n, seed=0, gap=0.005):
+def resting_cubes(n, seed=0, gap=0.005, yaw=0.02):
     """Body and shape arrays of n cubes in a grid plus 5 static planes (bodies n..n+4)."""
     rng = np.random.default_rng(seed)
     side = int(math.ceil(n ** (1.0 / 3.0)))
@@ -27,7 +27,7 @@ def resting_cubes(n, seed=0, gap=0.005):
         x, z, y = i % side, (i // side) % side, i // (side * side)
         pos.append([(x - (side - 1) / 2) * (1 + gap), 0.5 + y * 0.999 - 0.001,
                     (z - (side - 1) / 2) * (1 + gap)])
-        a = rng.uniform(-0.02, 0.02)
+        a = rng.uniform(-yaw, yaw)
         rot.append([[math.cos(a), 0, math.sin(a)], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]])
     half = side * (1 + gap) / 2 + 0.004
     planes = [(np.zeros(3), np.eye(3))]

@@ -149,8 +149,8 @@ class CollisionDetector:
         self.shape_radius = radius
         maxface = int(self.polys.face_idx[:, 1].max()) if len(self.polys.face_idx) else 4
         tab = self.polys.table
-        self._scratch = make_scratch(max(64, 2 * maxface + 16),
-                                     int(tab[:, 1].max()) if len(tab) else 8,
+        maxvert = int(tab[:, 1].max()) if len(tab) else 8
+        self._scratch = make_scratch(max(64, 2 * maxface + 16, maxvert), maxvert,
                                      int(tab[:, 3].max()) if len(tab) else 6)
         self._sh_pos = np.zeros((k, 3))
         self._sh_rot = np.zeros((k, 3, 3))
