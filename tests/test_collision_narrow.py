@@ -336,7 +336,8 @@ def test_hull_from_obj_on_box_and_sphere(tmp_path):
     # a tetrahedron-topped prism written as OBJ (faces ignored, hull from points)
     pts = np.vstack([cube_points([0.5, 0.1, 0.5]), [[0, 0.4, 0]]])
     f = tmp_path / "gem.obj"
-    f.write_text("# gem\n" + "".join("v %r %r %r\n" % tuple(map(float, p)) for p in pts) + "f 1 2 3\n")
+    lines = "".join("v %r %r %r\n" % tuple(map(float, p)) for p in pts)
+    f.write_text("# gem\n" + lines + "f 1 2 3\n")
     loaded = load_obj_points(str(f))
     np.testing.assert_allclose(loaded, pts)
     sc = Scene()
@@ -487,3 +488,18 @@ def test_convex_pairs_depth_matches_sampled_surface():
                 assert len(cs) == 1 and cs.depth[0] == pytest.approx(want, abs=1e-12)
             else:
                 assert len(cs) == 0
+
+
+def test_obj_and_hull_errors(tmp_path):
+    f = tmp_path / "bad.obj"
+    f.write_text("v 0 0 0\nv 1 nope 0\n")
+    with pytest.raises(ValueError, match=r"bad.obj:2"):
+        load_obj_points(str(f))
+    g = tmp_path / "empty.obj"
+    g.write_text("# nothing\n")
+    with pytest.raises(ValueError, match="no vertices"):
+        load_obj_points(str(g))
+    sc = Scene()
+    sc.add(HULL, (0, 0, 0), (0, 0, 0), hull=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="at least 4"):
+        sc.detector()

@@ -11,7 +11,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .vec import cross, dot, sub, v3
+from .vec import cross, dot, sub
 
 # Output rows, packed in two arrays to keep compiled signatures small:
 #   ints  (c,5) int64:   shape_a, shape_b, feature, body_a, body_b

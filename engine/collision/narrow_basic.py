@@ -10,7 +10,7 @@ import numpy as np
 
 from numba import njit
 
-from .manifold import add_candidate, emit, emit_candidates, feature_id
+from .manifold import add_candidate, emit, emit_candidates
 from .vec import (add, clamp, col, cross, dot, madd, neg, norm, normalize, rot, rot_t,
                   scale, sub, to_world, v3)
 
@@ -103,7 +103,8 @@ def sphere_capsule(S, P, a, b, flip, thr, out, c, sc):
     b1 = add(pb, ax)
     t = closest_segment_point(b0, b1, ca)
     q = madd(b0, sub(b1, b0), t)
-    return _sphere_sphere_core(ca, S.size[a, 0], q, S.size[b, 0], a, b, flip, thr, out, c, np.int64(0))
+    return _sphere_sphere_core(ca, S.size[a, 0], q, S.size[b, 0], a, b, flip, thr, out, c,
+                               np.int64(0))
 
 
 @njit(cache=True, _nrt=False)

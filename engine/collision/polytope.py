@@ -149,7 +149,8 @@ def _drop_collinear(verts, face):
     for i in range(m):
         a, b, c = verts[face[i - 1]], verts[face[i]], verts[face[(i + 1) % m]]
         e1, e2 = b - a, c - b
-        if np.linalg.norm(np.cross(e1, e2)) > 1e-12 * max(1.0, np.linalg.norm(e1) * np.linalg.norm(e2)):
+        scale = max(1.0, np.linalg.norm(e1) * np.linalg.norm(e2))
+        if np.linalg.norm(np.cross(e1, e2)) > 1e-12 * scale:
             out.append(face[i])
     return out
 

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
-from .vec import add, dot, madd, normalize, rot, rot_t, scale, sub, v3
+from .vec import dot, madd, normalize, rot, rot_t, sub, v3
 
 NO_HIT = 1e300
 
