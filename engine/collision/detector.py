@@ -68,8 +68,9 @@ class ContactSet:
         """Row of `previous` holding the same contact (same shapes and feature), or -1."""
         if previous is None or len(previous) == 0:
             return np.full(len(self), -1, dtype=np.int64)
-        return match_contacts(previous.shape_a, previous.shape_b, previous.feature,
-                              self.shape_a, self.shape_b, self.feature,
+        c = np.ascontiguousarray   # one compiled version for views and copies
+        return match_contacts(c(previous.shape_a), c(previous.shape_b), c(previous.feature),
+                              c(self.shape_a), c(self.shape_b), c(self.feature),
                               max(self.n_shapes, previous.n_shapes))
 
 

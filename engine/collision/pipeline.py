@@ -41,11 +41,12 @@ def narrow_phase(S, P, pair_a, pair_b, n_pairs, reach, margin, out, sc):
     """Contacts of all candidate pairs in canonical order; returns the count needed."""
     c = np.int64(0)  # not a literal: avoids a second compiled specialisation
     kind = S.kind
+    no_flip = np.bool_(False)   # a typed bool, not a literal (one compiled version)
     for p in range(n_pairs):
         a, b = canonical_order(kind, pair_a[p], pair_b[p])
         thr = margin + reach[a] + reach[b]
         if kind[a] == BOX and kind[b] == BOX:     # the common case, called directly
-            c = box_box_arrays(S.pos, S.rot, S.size, a, b, False, thr, out, c, sc.clip,
+            c = box_box_arrays(S.pos, S.rot, S.size, a, b, no_flip, thr, out, c, sc.clip,
                                sc.clip_tag, sc.cand, sc.cand_feat, sc.sel)
         else:
             c = collide_pair(S, P, a, b, thr, out, c, sc)
