@@ -221,3 +221,21 @@ def test_benchmark_scene_resting_cubes():
     prev = cs.copy()
     cs2 = det.detect(*state, 0.01)
     assert np.all(cs2.match(prev) == np.arange(len(cs2)))
+
+
+@pytest.mark.parametrize("spread,radius", [(100.0, 0.01), (3.0, 0.4), (10.0, 0.3)])
+def test_slabbed_sweep_with_large_and_tiny_boxes(spread, radius):
+    rng = np.random.default_rng(int(spread))
+    n = 300
+    kind = np.array([BOX] + [SPHERE] * n + [PLANE])
+    size = np.vstack([[spread / 2, 0.5, spread / 3]] + [[radius, 0, 0]] * n + [[0, 0, 0]])
+    det = CollisionDetector(np.arange(n + 2), kind, size, margin=0.01)
+    pos = np.vstack([[0, -0.5, 0], rng.uniform(-spread / 2, spread / 2, (n, 3)), [0, -1, 0]])
+    R = np.tile(np.eye(3), (n + 2, 1, 1))
+    vel = rng.normal(size=(n + 2, 3))
+    z = np.zeros((n + 2, 3))
+    static = np.zeros(n + 2, bool)
+    static[[0, n + 1]] = True
+    det.detect(pos, R, vel, z, static, 0.02)
+    assert pair_set(det.pairs) == pair_set(det.brute_force_pairs(static))
+    assert len(pair_set(det.pairs)) == det.n_pairs

@@ -1,4 +1,4 @@
-"""Broad phase: sweep and prune on one axis over shape AABBs, plus the collision filters.
+"""Broad phase: sweep and prune on one axis (within slabs) over shape AABBs + filters.
 
 The sweep axis is the one with the largest variance of box centres (planes left out);
 it only changes when another axis is 1.5x better, so the shape order from the last call
@@ -97,23 +97,52 @@ def _sort_order(keys, order, resort):
 
 
 @njit(cache=True)
+def _slab_index(x, lo, w, nslab):
+    t = (x - lo) / w
+    if t <= 0.0:
+        return 0
+    if t >= nslab - 1:
+        return nslab - 1
+    return int(t)
+
+
+@njit(cache=True)
 def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, shape_group,
                     shape_mask, excluded_keys, n_bodies, pair_a, pair_b):
     """Overlapping, allowed shape pairs. order (k,) int64 is the sort permutation kept
     between calls, state (1,) int64 the sweep axis (-1 at start). Writes at most
-    len(pair_a) pairs and returns the number found (grow and call again if larger)."""
+    len(pair_a) pairs and returns the number found (grow and call again if larger).
+
+    The sweep runs in slabs: space is cut across a second axis into slabs as wide as the
+    widest finite box (at most 64); each box is listed, in sweep order, in every slab it
+    touches, and a pair is reported only in the slab holding the larger of the two box
+    minima on that axis, so exactly once. In a pile this divides the sweep work by about
+    half the number of slabs."""
     k = aabb_min.shape[0]
     axis = _choose_axis(aabb_min, aabb_max, state[0])
     resort = axis != state[0]
     state[0] = axis
     keys = aabb_min[:, axis].copy()
     _sort_order(keys, order, resort)
-    cap = pair_a.shape[0]
-    n = 0
+    # slab axis: the other axis with the larger spread of finite boxes
     ax1 = (axis + 1) % 3
     ax2 = (axis + 2) % 3
-    # boxes copied in sweep order so the inner loop reads memory sequentially
+    r1 = _finite_range(aabb_min, aabb_max, ax1)
+    r2 = _finite_range(aabb_min, aabb_max, ax2)
+    if r2[1] - r2[0] > r1[1] - r1[0]:
+        ax1, ax2 = ax2, ax1
+        r1 = r2
+    lo = r1[0]
+    w = r1[2]
+    nslab = 1
+    if w > 0.0 and r1[1] > lo:
+        nslab = min(64, int((r1[1] - lo) / w) + 1)
+        w = max(w, (r1[1] - lo) / nslab)
+    else:
+        w = 1.0
+    # boxes in sweep order: columns sweep min/max, slab-axis min/max, third-axis min/max
     box = np.empty((k, 6))
+    cnt = np.zeros(nslab + 1, dtype=np.int64)
     for ii in range(k):
         i = order[ii]
         box[ii, 0] = aabb_min[i, axis]
@@ -122,27 +151,66 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
         box[ii, 3] = aabb_max[i, ax1]
         box[ii, 4] = aabb_min[i, ax2]
         box[ii, 5] = aabb_max[i, ax2]
+        s0 = _slab_index(box[ii, 2], lo, w, nslab)
+        s1 = _slab_index(box[ii, 3], lo, w, nslab)
+        for sl in range(s0, s1 + 1):
+            cnt[sl + 1] += 1
+    for sl in range(nslab):
+        cnt[sl + 1] += cnt[sl]
+    ent = np.empty(cnt[nslab], dtype=np.int64)
+    fill = cnt[:nslab].copy()
     for ii in range(k):
-        hi = box[ii, 1]
-        lo1 = box[ii, 2]
-        hi1 = box[ii, 3]
-        lo2 = box[ii, 4]
-        hi2 = box[ii, 5]
-        for jj in range(ii + 1, k):
-            if box[jj, 0] > hi:
-                break
-            if box[jj, 2] > hi1 or lo1 > box[jj, 3] or box[jj, 4] > hi2 or lo2 > box[jj, 5]:
-                continue
-            i = order[ii]
-            j = order[jj]
-            if not pair_allowed(i, j, shape_body, body_static, shape_group, shape_mask,
-                                excluded_keys, n_bodies):
-                continue
-            if n < cap:
-                pair_a[n] = i
-                pair_b[n] = j
-            n += 1
+        s0 = _slab_index(box[ii, 2], lo, w, nslab)
+        s1 = _slab_index(box[ii, 3], lo, w, nslab)
+        for sl in range(s0, s1 + 1):
+            ent[fill[sl]] = ii
+            fill[sl] += 1
+    cap = pair_a.shape[0]
+    n = 0
+    for sl in range(nslab):
+        e1 = cnt[sl + 1]
+        for e in range(cnt[sl], e1):
+            ii = ent[e]
+            hi = box[ii, 1]
+            lo1 = box[ii, 2]
+            hi1 = box[ii, 3]
+            lo2 = box[ii, 4]
+            hi2 = box[ii, 5]
+            for f in range(e + 1, e1):
+                jj = ent[f]
+                if box[jj, 0] > hi:
+                    break
+                if box[jj, 2] > hi1 or lo1 > box[jj, 3] or box[jj, 4] > hi2 \
+                        or lo2 > box[jj, 5]:
+                    continue
+                if nslab > 1 and _slab_index(max(lo1, box[jj, 2]), lo, w, nslab) != sl:
+                    continue                    # reported in another slab
+                i = order[ii]
+                j = order[jj]
+                if not pair_allowed(i, j, shape_body, body_static, shape_group, shape_mask,
+                                    excluded_keys, n_bodies):
+                    continue
+                if n < cap:
+                    pair_a[n] = i
+                    pair_b[n] = j
+                n += 1
     return n
+
+
+@njit(cache=True)
+def _finite_range(aabb_min, aabb_max, ax):
+    """(lowest min, highest max, widest extent) of the finite boxes along ax."""
+    lo = 1e300
+    hi = -1e300
+    w = 0.0
+    for i in range(aabb_min.shape[0]):
+        e = aabb_max[i, ax] - aabb_min[i, ax]
+        if e > 1e29:
+            continue
+        lo = min(lo, aabb_min[i, ax])
+        hi = max(hi, aabb_max[i, ax])
+        w = max(w, e)
+    return lo, hi, w
 
 
 @njit(cache=True)
