@@ -13,6 +13,7 @@ import tempfile
 import jsonschema
 
 from . import scene_schema
+from .joint_specs import scene_frame_axes
 from .settings import Settings
 from .world import WORLD, World
 
@@ -226,6 +227,12 @@ def world_to_scene(world):
             _clean(world._principal_to_scene(arr.body[i, s], arr.anchor[i, s])) for s in range(2)]
         if arr is world.Sp:
             spec["rest_length"] = float(world.Sp.rest[i])
+        elif spec["type"] != "ball":
+            for key in ("axis", "ref", "axis2"):
+                spec.pop(key, None)
+            axes = [scene_frame_axes(world, arr.body[i, s], arr.frame[i, s]) for s in range(2)]
+            spec["local_axes"] = [_clean(x) for x, _ in axes]
+            spec["local_refs"] = [_clean(y) for _, y in axes]
         joints.append(spec)
     if joints:
         doc["joints"] = joints

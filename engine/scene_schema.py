@@ -80,12 +80,55 @@ BODY = {
     "additionalProperties": False,
 }
 
+_limits = {
+    "type": "object",
+    "properties": {"lower": {"type": "number"}, "upper": {"type": "number"}},
+    "additionalProperties": False,
+}
+
+_sequence = {
+    "type": "object",
+    "required": ["times", "values"],
+    "properties": {"times": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+                   "values": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+                   "repeat": {"type": "boolean"}},
+    "additionalProperties": False,
+}
+
+JOINT_TYPES = ["ball", "hinge", "slider", "universal", "cylindrical", "rail", "planar", "fixed",
+               "generic", "spring"]
+
 JOINT = {
     "type": "object",
     "required": ["name", "type", "bodies"],
     "properties": {
         "name": _name,
-        "type": {"enum": ["ball", "spring"]},
+        "type": {"enum": JOINT_TYPES},
+        "axis": _vec3,
+        "ref": _vec3,
+        "axis2": _vec3,
+        "local_axes": {"type": "array", "items": _vec3, "minItems": 2, "maxItems": 2},
+        "local_refs": {"type": "array", "items": _vec3, "minItems": 2, "maxItems": 2},
+        "locked": {"type": "array", "uniqueItems": True,
+                   "items": {"enum": ["x", "y", "z", "rx", "ry", "rz"]}},
+        "limits": _limits,
+        "limits2": _limits,
+        "motor": {
+            "type": "object",
+            "required": ["mode"],
+            "properties": {"mode": {"enum": ["velocity", "position"]},
+                           "target": {"oneOf": [{"type": "number"}, _sequence]},
+                           "max_force": {"type": "number", "minimum": 0},
+                           "brake": {"type": "number", "minimum": 0}},
+            "additionalProperties": False,
+        },
+        "spring": {
+            "type": "object",
+            "properties": {"stiffness": {"type": "number", "minimum": 0},
+                           "damping": {"type": "number", "minimum": 0},
+                           "rest": {"type": "number"}},
+            "additionalProperties": False,
+        },
         "bodies": {"type": "array", "items": _name, "minItems": 2, "maxItems": 2},
         "anchor": _vec3,
         "anchors": {"type": "array", "items": _vec3, "minItems": 2, "maxItems": 2},

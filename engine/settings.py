@@ -20,7 +20,7 @@ class Settings:
     max_halvings: int = 4                  # step halvings allowed when the iteration diverges
     spring_mode: str = "approximate"       # or "iterated"
 
-    def to_array(self, h_prev):
+    def to_array(self, h_prev, time=0.0):
         a = np.zeros(S.S_SIZE)
         a[S.S_H] = self.h
         a[S.S_EPS_POS] = self.eps_pos
@@ -33,6 +33,7 @@ class Settings:
         a[S.S_SPRING_ITERATED] = 1.0 if self.spring_mode == "iterated" else 0.0
         a[S.S_H_PREV] = h_prev
         a[S.S_GX:S.S_GX + 3] = self.gravity
+        a[S.S_TIME] = time
         return a
 
     def to_dict(self):

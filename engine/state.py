@@ -29,12 +29,15 @@ Joints = namedtuple("Joints", [
     "kind",      # (m,) int64
     "body",      # (m,2) int64, -1 = world
     "anchor",    # (m,2,3) anchor in each body's principal frame (world coords for the world)
-    "axis",      # (m,2,3) unit axis in each body's frame (families that need one)
-    "param",     # (m,8) family parameters (limits, motor targets, ...)
+    "axis",      # (m,2,3) unused (kept for layout); axes live in `frame`
+    "param",     # (m,P_SIZE) lock masks, limits, motor, spring (joints/__init__.py)
     "enabled",   # (m,) bool
     "arm",       # (m,2,3) world arms at the current time (derived)
     "kinv",      # (m,3,3) inverse of the 3x3 K matrix at the current time (derived)
     "err",       # (m,) last measured position error (derived)
+    "frame",     # (m,2,3,3) joint frame (columns x, y, z) in each body's frame (world: world)
+    "acc",       # (m,A_SIZE) accumulated limit/motor row impulses of this step (derived)
+    "seq",       # (q,2) motor target sequences (time, value); rows referenced by param
 ])
 
 # Springs and dampers between two body points (Schmitt sec. 10).
@@ -50,7 +53,7 @@ Springs = namedtuple("Springs", [
 
 # Solver settings passed to kernels as one float array (index constants below).
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
-    S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_SIZE = range(14)
+    S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SIZE = range(15)
 
 # Statistics of one step, written by the kernels into one float array.
 T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL, \
@@ -68,12 +71,14 @@ def empty_bodies(n, order):
         pred_ok=np.zeros(n, dtype=np.bool_))
 
 
-def empty_joints(m):
+def empty_joints(m, seq_rows=0):
+    from .joints import A_SIZE, P_SIZE
     return Joints(
         kind=np.zeros(m, dtype=np.int64), body=np.zeros((m, 2), dtype=np.int64),
-        anchor=np.zeros((m, 2, 3)), axis=np.zeros((m, 2, 3)), param=np.zeros((m, 8)),
+        anchor=np.zeros((m, 2, 3)), axis=np.zeros((m, 2, 3)), param=np.zeros((m, P_SIZE)),
         enabled=np.ones(m, dtype=np.bool_), arm=np.zeros((m, 2, 3)),
-        kinv=np.zeros((m, 3, 3)), err=np.zeros(m))
+        kinv=np.zeros((m, 3, 3)), err=np.zeros(m), frame=np.tile(np.eye(3), (m, 2, 1, 1)),
+        acc=np.zeros((m, A_SIZE)), seq=np.zeros((seq_rows, 2)))
 
 
 def empty_springs(s):

@@ -10,7 +10,8 @@ import numpy as np
 from . import state as S
 from .bodies import body_model
 from .interaction import Drag, apply_drag
-from .joints import KIND_NAMES
+from .joint_specs import local_frames, parameters
+from .joints import A_MOTOR, P_SEQ_START
 from .rotations import matrix_to_quat, quat_to_matrix
 from .settings import Settings
 from .solvers import iterative
@@ -156,17 +157,23 @@ class World:
             self.Sp = S.Springs(*[np.concatenate([x, y]) for x, y in zip(self.Sp, row)])
             self.spring_models.append(model)
         else:
+            kind, param, seq = parameters(spec)
             row = S.empty_joints(1)
-            row.kind[0] = KIND_NAMES[spec["type"]]
+            row.kind[0] = kind
             row.body[0] = ia, ib
             row.anchor[0] = anchors
-            self.J = S.Joints(*[np.concatenate([x, y]) for x, y in zip(self.J, row)])
+            row.frame[0] = local_frames(self, spec, (ia, ib))
+            param[P_SEQ_START] = self.J.seq.shape[0]
+            row.param[0] = param
+            self.J = S.Joints(*[np.concatenate([x, y]) for x, y in zip(self.J[:-1], row[:-1])],
+                              seq=np.concatenate([self.J.seq, seq]))
             self.joint_models.append(model)
 
     def remove_joint(self, name):
         for i, jm in enumerate(self.joint_models):
-            if jm.name == name:
-                self.J = S.Joints(*[np.delete(a, i, axis=0) for a in self.J])
+            if jm.name == name:  # (its target sequence rows stay unused in J.seq)
+                self.J = S.Joints(*[np.delete(a, i, axis=0) for a in self.J[:-1]],
+                                  seq=self.J.seq)
                 del self.joint_models[i]
                 return
         for i, sm in enumerate(self.spring_models):
@@ -207,6 +214,24 @@ class World:
         return np.array([self._scene_to_principal(b, p)
                          for b, p in zip(idx, spec["local_anchors"])])
 
+    def joint_index(self, name):
+        for i, jm in enumerate(self.joint_models):
+            if jm.name == name:
+                return i
+        raise KeyError(f"no joint named {name!r}")
+
+    def joint_coordinates(self, name):
+        """The joint's free coordinates now: [angle or offset, second angle or offset]
+        (radians, metres; 0 where the kind has none)."""
+        from .joints.generic import coordinate_now
+        j = self.joint_index(name)
+        iterative.prepare(self.B, self.J, np.empty((3, 3)))
+        return [float(coordinate_now(self.B, self.J, j, k)) for k in range(2)]
+
+    def joint_motor_effort(self, name):
+        """Torque [N m] or force [N] the joint's motor applied to body B in the last step."""
+        return float(-self.J.acc[self.joint_index(name), A_MOTOR] / self.settings.h)
+
     def joint_anchor_world(self):
         """(m,2,3) world positions of both anchors of every joint (for gizmos)."""
         out = np.zeros((len(self.joint_models), 2, 3))
@@ -227,7 +252,7 @@ class World:
         self._check_order()
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
-        arr = self.settings.to_array(self.h_prev)
+        arr = self.settings.to_array(self.h_prev, self.time)
         iterative.step(self.B, self.J, self.Sp, arr, self.stats)
         self.h_prev = arr[S.S_H_PREV]
         self.time += self.settings.h
@@ -243,7 +268,7 @@ class World:
                np.zeros((rows, n, 3))]
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
-        arr = self.settings.to_array(self.h_prev)
+        arr = self.settings.to_array(self.h_prev, self.time)
         iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec)  # load the JIT
         t0 = _time.perf_counter()
         iterative.run(self.B, self.J, self.Sp, arr, steps, stats, energy, max(record_every, 1),

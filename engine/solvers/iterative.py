@@ -23,11 +23,11 @@ from numba import njit
 
 from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
-from ..joints import dispatch, spring
+from ..joints import BALL, dispatch, generic, spring
 from ..motion import advance_body, world_inertia
 from ..impulses import ensure_look_ahead, velocity_at
 from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_MAX_HALVINGS,
-                     S_MAX_SWEEPS, S_ORDER, S_SPRING_ITERATED, S_VEL_CORR, T_BUDGET_HIT,
+                     S_MAX_SWEEPS, S_ORDER, S_SPRING_ITERATED, S_TIME, S_VEL_CORR, T_BUDGET_HIT,
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
                      T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL)
 
@@ -64,7 +64,7 @@ def prepare(B, J, k_scratch):
 
 @njit(cache=True, **NO_REFCOUNT)
 def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
-                  may_abort):
+                  scratch_rows, may_abort):
     """P-steps 1-2 (and the iterated springs). Returns False if the iteration diverges
     (only checked when may_abort: otherwise it runs on to the cap or budget)."""
     m = J.kind.shape[0]
@@ -75,6 +75,7 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
     eps = settings[S_EPS_POS]
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
+    t = settings[S_TIME]
     max_checks = int(settings[S_MAX_SWEEPS]) * items
     budget = int(settings[S_BUDGET_NS])
     kind, body, arm, kinv, enabled, joint_err = J.kind, J.body, J.arm, J.kinv, J.enabled, J.err
@@ -98,7 +99,10 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
                 stats[T_BUDGET_HIT] += 1
             break
         if idx < m:
-            if enabled[idx]:
+            if enabled[idx] and kind[idx] != BALL:
+                err, corrected = generic.correct_position(B, J, idx, h, eps, t, order, gravity,
+                                                          scratch_a, scratch_x, scratch_rows)
+            elif enabled[idx]:
                 # P-step 1: both bodies' look-ahead up to date, then the joint's error
                 for side in range(2):
                     ensure_look_ahead(body[idx, side], static, pred_ok, pos, vel, omega,
@@ -143,7 +147,7 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def velocity_loop(B, J, settings, stats):
+def velocity_loop(B, J, settings, stats, scratch_rows):
     """P-step 4: cyclic velocity correction of the joints at t + h."""
     m = J.kind.shape[0]
     if m == 0:
@@ -157,7 +161,9 @@ def velocity_loop(B, J, settings, stats):
     idx = 0
     checks = 0
     while since < m and checks < max_checks:
-        if enabled[idx]:
+        if enabled[idx] and kind[idx] != BALL:
+            err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows)
+        elif enabled[idx]:
             err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
                                                        inv_mass, vel, omega, inv_inertia_w,
                                                        pred_ok)
@@ -194,7 +200,7 @@ def advance_all(B, h, settings, scratch_a, scratch_x, scratch_r):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def residuals(B, J, stats):
+def residuals(B, J, stats, scratch_rows):
     """Largest joint gap and joint velocity error at the current time (arms up to date)."""
     gap_max = 0.0
     vel_max = 0.0
@@ -203,9 +209,14 @@ def residuals(B, J, stats):
     for j in range(kind.shape[0]):
         if not enabled[j]:
             continue
-        g = dispatch.gap(kind, j, body, arm, pos)
+        if kind[j] == BALL:
+            g = dispatch.gap(kind, j, body, arm, pos)
+        else:
+            g = generic.error_now(B, J, j, scratch_rows)
         if g > gap_max:
             gap_max = g
+        if kind[j] != BALL:  # velocity residual of the generic rows: measured by P-step 4
+            continue
         ua = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0], arm[j, 0, 1], arm[j, 0, 2])
         ub = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0], arm[j, 1, 1], arm[j, 1, 2])
         d = np.sqrt((ub[0] - ua[0]) ** 2 + (ub[1] - ua[1]) ** 2 + (ub[2] - ua[2]) ** 2)
@@ -226,6 +237,7 @@ def step(B, J, Sp, settings, stats):
     scratch_x = np.empty((order + 2, 3, 3))
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
+    scratch_rows = np.empty((6, 3, 3))
     save_vel = np.empty((n, 3))
     save_omega = np.empty((n, 3))
     h = settings[S_H]
@@ -241,12 +253,16 @@ def step(B, J, Sp, settings, stats):
         prepare(B, J, scratch_r)
         save_vel[:, :] = B.vel
         save_omega[:, :] = B.omega
+        J.acc[:, :] = 0.0
         if iterated:
             spring.begin_iterated(B, Sp, hs, h_prev)
         else:
             spring.apply_approximate(B, Sp, hs, h_prev)
+        for j in range(J.kind.shape[0]):
+            if J.enabled[j] and J.kind[j] != BALL:
+                generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
         ok = position_loop(B, J, Sp, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           scratch_arms, level < max_level)
+                           scratch_arms, scratch_rows, level < max_level)
         if not ok and level < max_level:
             B.vel[:, :] = save_vel
             B.omega[:, :] = save_omega
@@ -258,11 +274,12 @@ def step(B, J, Sp, settings, stats):
         settings[S_H_PREV] = hs
         prepare(B, J, scratch_r)
         if settings[S_VEL_CORR] != 0.0:
-            velocity_loop(B, J, settings, stats)
+            velocity_loop(B, J, settings, stats, scratch_rows)
+        settings[S_TIME] += hs
         done += units
         if level > 0 and done % (2 * units) == 0:
             level -= 1
-    residuals(B, J, stats)
+    residuals(B, J, stats, scratch_rows)
     stats[T_SOLVE_NS] = monotonic_ns() - t_start
 
 

@@ -1,0 +1,534 @@
+"""The generic joint: translational and rotational locks over body A's joint frame, limits,
+motors and springs on the free coordinates. Every joint kind but the ball is one of these.
+
+Translational rows (basic constraints point / line / plane): with a', b' the look-ahead
+anchor points and x_i the predicted axes of A's joint frame for the locked bits,
+    C_i = x_i . (b' - a'),   K = K_A(r_a) + K_B(r_b),   K_red = P K P^T  (P rows = x_i),
+    p = P^T K_red^-1 C / h  (+p on A, -p on B).
+With all three locked this is the ball joint; with some free the impulse acts on A at the
+place of B's anchor (r_a = b - s_A), the point of the line/plane closest to it.
+Rotational rows (method-notes.md), F_A', F_B' the predicted joint frames, L = A_A + A_B:
+  3 locked (orientation fixed): delta = rotation vector of F_B' F_A'^T, l = L^-1 delta / h;
+  2 locked, free axis k (common axis): delta = angle(a_A', a_B') unit(a_A' x a_B') with
+     a = F e_k, projected on the two other axes P of A: l = P^T (P L P^T)^-1 P delta / h;
+  1 locked k, free i, j (universal): A's axis u = F_A e_i and B's axis v = F_B e_j stay
+     perpendicular: err = angle(u, v) - pi/2 = -asin(u.v), w = unit(u x v),
+     l = w err / (h w^T L w).
+Velocity rows (P-step 4) use the same directions with the relative velocities at t + h.
+Rotational errors are compared with eps_pos read as radians.
+Free coordinates: angle about x_A (phi = atan2(z_A.y_B, y_A.y_B)), offset along x_A
+((b - a).x_A), and the universal's second angle about y_B (atan2((x_A x x_B).y_B, x_A.x_B)).
+A one-dimensional row along direction w changes its coordinate by -k lambda h per impulse
+lambda (k = w^T L w, or x^T K x for offsets); limits keep their accumulated lambda one-sided,
+motors keep |sum lambda| <= max h (Schmitt sec. 10: servo axes; method-notes: limits, motors).
+"""
+import numpy as np
+from numba import njit
+
+from ..jitopts import NO_REFCOUNT
+from ..impulses import add_k_matrix_of, dynamic, ensure_look_ahead, velocity_at
+from . import (A_HI1, A_HI2, A_LO1, A_LO2, A_MOTOR, A_VHI1, A_VHI2, A_VLO1, A_VLO2,
+               COORD_ANGLE_B_Y, COORD_ANGLE_X, COORD_NONE, COORD_OFFSET_X, MOTOR_POSITION,
+               MOTOR_VELOCITY, P_BRAKE, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2,
+               P_LO1, P_LO2, P_MAX, P_MOTOR, P_RLOCK, P_SEQ_LEN, P_SEQ_REPEAT, P_SEQ_START,
+               P_SPRING_C, P_SPRING_K, P_SPRING_REST, P_TARGET, P_TLOCK)
+from .rows import (angular_mass, angular_velocity_of, axis_ahead, axis_now, cross, dot,
+                   push_angular, push_linear, quad, solve3)
+
+
+# ---- points and arms ----------------------------------------------------------------------
+
+@njit(cache=True, inline='always')
+def _point(B, J, j, side, ahead):
+    """Anchor point of `side` now or at t + h."""
+    b = J.body[j, side]
+    rx, ry, rz = J.arm[j, side, 0], J.arm[j, side, 1], J.arm[j, side, 2]
+    if b < 0:
+        return rx, ry, rz
+    if ahead and dynamic(B.static, b):
+        m = B.pred_rot[b]
+        p = B.pred_pos[b]
+        return (p[0] + m[0, 0] * rx + m[0, 1] * ry + m[0, 2] * rz,
+                p[1] + m[1, 0] * rx + m[1, 1] * ry + m[1, 2] * rz,
+                p[2] + m[2, 0] * rx + m[2, 1] * ry + m[2, 2] * rz)
+    return B.pos[b, 0] + rx, B.pos[b, 1] + ry, B.pos[b, 2] + rz
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _arms(B, J, j, full_point, arm_a, arm_b):
+    """Arms of the translational rows at time t: B's anchor; on A its anchor when the point
+    is fully fixed, else the place of B's anchor (r_a = b - s_A)."""
+    for i in range(3):
+        arm_b[i] = J.arm[j, 1, i]
+    if full_point:
+        for i in range(3):
+            arm_a[i] = J.arm[j, 0, i]
+        return
+    bx, by, bz = _point(B, J, j, 1, False)
+    a = J.body[j, 0]
+    if a < 0:
+        arm_a[0], arm_a[1], arm_a[2] = bx, by, bz
+    else:
+        arm_a[0], arm_a[1], arm_a[2] = bx - B.pos[a, 0], by - B.pos[a, 1], bz - B.pos[a, 2]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _k_matrix(B, J, j, arm_a, arm_b, k):
+    for r in range(3):
+        for c in range(3):
+            k[r, c] = 0.0
+    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, J.body[j, 0], arm_a[0], arm_a[1],
+                    arm_a[2], k)
+    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, J.body[j, 1], arm_b[0], arm_b[1],
+                    arm_b[2], k)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _locked_axes(B, J, j, mask, ahead, axes):
+    """Rows of `axes` = A's frame axes for the set bits of mask; returns their count."""
+    n = 0
+    for c in range(3):
+        if mask & (1 << c):
+            if ahead:
+                x, y, z = axis_ahead(B, J, j, 0, c)
+            else:
+                x, y, z = axis_now(B, J, j, 0, c)
+            axes[n, 0], axes[n, 1], axes[n, 2] = x, y, z
+            n += 1
+    return n
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _reduce(m, axes, n, out):
+    """out[:n,:n] = P m P^T for the n rows of P = axes."""
+    for r in range(n):
+        for c in range(n):
+            out[r, c] = quad(m, axes[r, 0], axes[r, 1], axes[r, 2], axes[c, 0], axes[c, 1],
+                             axes[c, 2])
+
+
+# ---- translational rows ---------------------------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def translation_rows(B, J, j, h, eps, velocity, s):
+    """Position (look-ahead) or velocity visit of the translational locks. s: scratch
+    (6,3,3). Returns (error, corrected)."""
+    mask = int(J.param[j, P_TLOCK])
+    if mask == 0:
+        return 0.0, False
+    axes, k, kr = s[0], s[1], s[2]
+    arm_a, arm_b = s[3, 0], s[3, 1]
+    n = _locked_axes(B, J, j, mask, not velocity, axes)
+    _arms(B, J, j, mask == 7, arm_a, arm_b)
+    if velocity:
+        ua = velocity_at(B.static, B.vel, B.omega, J.body[j, 0], arm_a[0], arm_a[1], arm_a[2])
+        ub = velocity_at(B.static, B.vel, B.omega, J.body[j, 1], arm_b[0], arm_b[1], arm_b[2])
+        dx, dy, dz = ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]
+        scale = 1.0
+    else:
+        ax, ay, az = _point(B, J, j, 0, True)
+        bx, by, bz = _point(B, J, j, 1, True)
+        dx, dy, dz = bx - ax, by - ay, bz - az
+        scale = 1.0 / h
+    e0 = dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz)
+    e1 = dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0
+    e2 = dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
+    err = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    if (velocity and err <= eps) or (not velocity and err < eps):
+        return err, False
+    _k_matrix(B, J, j, arm_a, arm_b, k)
+    _reduce(k, axes, n, kr)
+    m0, m1, m2 = solve3(kr, n, e0 * scale, e1 * scale, e2 * scale)
+    px = m0 * axes[0, 0] + (m1 * axes[1, 0] if n > 1 else 0.0) + (m2 * axes[2, 0] if n > 2 else 0.0)
+    py = m0 * axes[0, 1] + (m1 * axes[1, 1] if n > 1 else 0.0) + (m2 * axes[2, 1] if n > 2 else 0.0)
+    pz = m0 * axes[0, 2] + (m1 * axes[1, 2] if n > 1 else 0.0) + (m2 * axes[2, 2] if n > 2 else 0.0)
+    push_linear(B, J, j, arm_a, arm_b, px, py, pz)
+    return err, True
+
+
+# ---- rotational rows ------------------------------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def _rotation_error(B, J, j, mask, ahead, axes):
+    """Rotational error vector delta and its rows (in axes[:n]); returns (n, e0, e1, e2)."""
+    if mask == 7:
+        # delta = rotation vector of E = F_B F_A^T (B's frame relative to A's)
+        e = axes  # scratch for E, overwritten by the row directions below
+        for r in range(3):
+            for c in range(3):
+                e[r, c] = 0.0
+        for col in range(3):
+            if ahead:
+                ax, ay, az = axis_ahead(B, J, j, 0, col)
+                bx, by, bz = axis_ahead(B, J, j, 1, col)
+            else:
+                ax, ay, az = axis_now(B, J, j, 0, col)
+                bx, by, bz = axis_now(B, J, j, 1, col)
+            a = (ax, ay, az)
+            bb = (bx, by, bz)
+            for r in range(3):
+                for c in range(3):
+                    e[r, c] += bb[r] * a[c]
+        vx = 0.5 * (e[2, 1] - e[1, 2])
+        vy = 0.5 * (e[0, 2] - e[2, 0])
+        vz = 0.5 * (e[1, 0] - e[0, 1])
+        sn = np.sqrt(vx * vx + vy * vy + vz * vz)
+        cs = 0.5 * (e[0, 0] + e[1, 1] + e[2, 2] - 1.0)
+        f = np.arctan2(sn, cs) / sn if sn > 1e-12 else 1.0
+        for r in range(3):
+            for c in range(3):
+                axes[r, c] = 1.0 if r == c else 0.0
+        return 3, f * vx, f * vy, f * vz
+    if mask == 0:
+        return 0, 0.0, 0.0, 0.0
+    locked = 0
+    for c in range(3):
+        if mask & (1 << c):
+            locked += 1
+    if locked == 2:
+        k = 0 if not mask & 1 else (1 if not mask & 2 else 2)   # the free axis
+        if ahead:
+            ax, ay, az = axis_ahead(B, J, j, 0, k)
+            bx, by, bz = axis_ahead(B, J, j, 1, k)
+        else:
+            ax, ay, az = axis_now(B, J, j, 0, k)
+            bx, by, bz = axis_now(B, J, j, 1, k)
+        cx, cy, cz = cross(ax, ay, az, bx, by, bz)
+        sn = np.sqrt(cx * cx + cy * cy + cz * cz)
+        f = np.arctan2(sn, dot(ax, ay, az, bx, by, bz)) / sn if sn > 1e-12 else 1.0
+        n = _locked_axes(B, J, j, 7 & ~(1 << k), ahead, axes)
+        return n, dot(axes[0, 0], axes[0, 1], axes[0, 2], f * cx, f * cy, f * cz), \
+            dot(axes[1, 0], axes[1, 1], axes[1, 2], f * cx, f * cy, f * cz), 0.0
+    # one locked axis k: A's axis i stays perpendicular to B's axis j (i, j the others)
+    k = 0 if mask & 1 else (1 if mask & 2 else 2)
+    i = (k + 1) % 3
+    jj = (k + 2) % 3
+    if ahead:
+        ux, uy, uz = axis_ahead(B, J, j, 0, i)
+        vx, vy, vz = axis_ahead(B, J, j, 1, jj)
+    else:
+        ux, uy, uz = axis_now(B, J, j, 0, i)
+        vx, vy, vz = axis_now(B, J, j, 1, jj)
+    wx, wy, wz = cross(ux, uy, uz, vx, vy, vz)
+    wn = np.sqrt(wx * wx + wy * wy + wz * wz)
+    axes[0, 0], axes[0, 1], axes[0, 2] = wx / wn, wy / wn, wz / wn
+    return 1, -np.arcsin(min(1.0, max(-1.0, dot(ux, uy, uz, vx, vy, vz)))), 0.0, 0.0
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def rotation_rows(B, J, j, h, eps, velocity, s):
+    """Position (look-ahead) or velocity visit of the rotational locks."""
+    mask = int(J.param[j, P_RLOCK])
+    if mask == 0:
+        return 0.0, False
+    axes, lm, lr = s[0], s[1], s[2]
+    n, e0, e1, e2 = _rotation_error(B, J, j, mask, not velocity, axes)
+    if velocity:  # the same rows, with the relative angular velocity at t + h
+        wa = angular_velocity_of(B, J.body[j, 0])
+        wb = angular_velocity_of(B, J.body[j, 1])
+        dx, dy, dz = wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2]
+        e0 = dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz)
+        e1 = dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0
+        e2 = dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
+        scale = 1.0
+    else:
+        scale = 1.0 / h
+    err = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    if (velocity and err <= eps) or (not velocity and err < eps):
+        return err, False
+    angular_mass(B, J, j, lm)
+    _reduce(lm, axes, n, lr)
+    m0, m1, m2 = solve3(lr, n, e0 * scale, e1 * scale, e2 * scale)
+    lx = m0 * axes[0, 0] + (m1 * axes[1, 0] if n > 1 else 0.0) + (m2 * axes[2, 0] if n > 2 else 0.0)
+    ly = m0 * axes[0, 1] + (m1 * axes[1, 1] if n > 1 else 0.0) + (m2 * axes[2, 1] if n > 2 else 0.0)
+    lz = m0 * axes[0, 2] + (m1 * axes[1, 2] if n > 1 else 0.0) + (m2 * axes[2, 2] if n > 2 else 0.0)
+    push_angular(B, J, j, lx, ly, lz)
+    return err, True
+
+
+# ---- free coordinates, limits, motors, springs ------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def coordinate(B, J, j, ctype, ahead):
+    """(value, direction) of a free coordinate now or at t + h."""
+    if ctype == COORD_ANGLE_X:
+        if ahead:
+            x = axis_ahead(B, J, j, 0, 0)
+            ya = axis_ahead(B, J, j, 0, 1)
+            za = axis_ahead(B, J, j, 0, 2)
+            yb = axis_ahead(B, J, j, 1, 1)
+        else:
+            x = axis_now(B, J, j, 0, 0)
+            ya = axis_now(B, J, j, 0, 1)
+            za = axis_now(B, J, j, 0, 2)
+            yb = axis_now(B, J, j, 1, 1)
+        phi = np.arctan2(dot(za[0], za[1], za[2], yb[0], yb[1], yb[2]),
+                         dot(ya[0], ya[1], ya[2], yb[0], yb[1], yb[2]))
+        return phi, x[0], x[1], x[2]
+    if ctype == COORD_ANGLE_B_Y:
+        if ahead:
+            xa = axis_ahead(B, J, j, 0, 0)
+            xb = axis_ahead(B, J, j, 1, 0)
+            y = axis_ahead(B, J, j, 1, 1)
+        else:
+            xa = axis_now(B, J, j, 0, 0)
+            xb = axis_now(B, J, j, 1, 0)
+            y = axis_now(B, J, j, 1, 1)
+        c = cross(xa[0], xa[1], xa[2], xb[0], xb[1], xb[2])
+        phi = np.arctan2(dot(c[0], c[1], c[2], y[0], y[1], y[2]),
+                         dot(xa[0], xa[1], xa[2], xb[0], xb[1], xb[2]))
+        return phi, y[0], y[1], y[2]
+    # offset along A's x axis
+    if ahead:
+        x = axis_ahead(B, J, j, 0, 0)
+    else:
+        x = axis_now(B, J, j, 0, 0)
+    a = _point(B, J, j, 0, ahead)
+    b = _point(B, J, j, 1, ahead)
+    return dot(x[0], x[1], x[2], b[0] - a[0], b[1] - a[1], b[2] - a[2]), x[0], x[1], x[2]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _row_mass(B, J, j, ctype, wx, wy, wz, s):
+    """k of a one-dimensional row: w^T L w (angles) or x^T K x (offsets, at B's anchor)."""
+    if ctype == COORD_OFFSET_X:
+        _arms(B, J, j, False, s[3, 0], s[3, 1])
+        _k_matrix(B, J, j, s[3, 0], s[3, 1], s[1])
+        return quad(s[1], wx, wy, wz, wx, wy, wz)
+    angular_mass(B, J, j, s[1])
+    return quad(s[1], wx, wy, wz, wx, wy, wz)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _rate(B, J, j, ctype, wx, wy, wz, s):
+    """Time derivative of the coordinate: w.(w_B - w_A) or x.(u_b - u_a)."""
+    if ctype == COORD_OFFSET_X:
+        _arms(B, J, j, False, s[3, 0], s[3, 1])
+        ua = velocity_at(B.static, B.vel, B.omega, J.body[j, 0], s[3, 0, 0], s[3, 0, 1],
+                         s[3, 0, 2])
+        ub = velocity_at(B.static, B.vel, B.omega, J.body[j, 1], s[3, 1, 0], s[3, 1, 1],
+                         s[3, 1, 2])
+        return dot(wx, wy, wz, ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2])
+    wa = angular_velocity_of(B, J.body[j, 0])
+    wb = angular_velocity_of(B, J.body[j, 1])
+    return dot(wx, wy, wz, wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2])
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _push_row(B, J, j, ctype, wx, wy, wz, lam, s):
+    """Impulse lam along the row (angular l = lam w, or linear p = lam x at the arms)."""
+    if ctype == COORD_OFFSET_X:
+        _arms(B, J, j, False, s[3, 0], s[3, 1])
+        push_linear(B, J, j, s[3, 0], s[3, 1], lam * wx, lam * wy, lam * wz)
+    else:
+        push_angular(B, J, j, lam * wx, lam * wy, lam * wz)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _accumulate(B, J, j, col, inc, lo, hi, ctype, wx, wy, wz, k, h, s):
+    """Add inc to the row's accumulated impulse, clamped to [lo, hi]; apply the change.
+    Returns its effect on the coordinate over h."""
+    old = J.acc[j, col]
+    new = min(hi, max(lo, old + inc))
+    d = new - old
+    if d != 0.0:
+        J.acc[j, col] = new
+        _push_row(B, J, j, ctype, wx, wy, wz, d, s)
+    return abs(d) * k * h
+
+
+@njit(cache=True)
+def target_at(J, j, t):
+    """Motor target at time t: the constant, or the sequence (times, values) interpolated
+    linearly, optionally repeating."""
+    n = int(J.param[j, P_SEQ_LEN])
+    if n == 0:
+        return J.param[j, P_TARGET]
+    s0 = int(J.param[j, P_SEQ_START])
+    t0 = J.seq[s0, 0]
+    t1 = J.seq[s0 + n - 1, 0]
+    if J.param[j, P_SEQ_REPEAT] != 0.0 and t1 > t0:
+        t = t0 + (t - t0) % (t1 - t0)
+    if t <= t0:
+        return J.seq[s0, 1]
+    if t >= t1:
+        return J.seq[s0 + n - 1, 1]
+    for i in range(s0, s0 + n - 1):
+        ta, tb = J.seq[i, 0], J.seq[i + 1, 0]
+        if t <= tb:
+            f = (t - ta) / (tb - ta) if tb > ta else 1.0
+            return J.seq[i, 1] + f * (J.seq[i + 1, 1] - J.seq[i, 1])
+    return J.seq[s0 + n - 1, 1]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def limit_and_motor_rows(B, J, j, h, eps, t, s):
+    """Look-ahead visit of the limit rows and the motor row (position stage)."""
+    err = 0.0
+    corrected = False
+    for which in range(2):
+        ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
+        if ctype == COORD_NONE or J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+            continue
+        lo = J.param[j, P_LO1 if which == 0 else P_LO2]
+        hi = J.param[j, P_HI1 if which == 0 else P_HI2]
+        phi, wx, wy, wz = coordinate(B, J, j, ctype, True)
+        k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+        if k <= 0.0:
+            continue
+        col_lo = A_LO1 if which == 0 else A_LO2
+        col_hi = A_HI1 if which == 0 else A_HI2
+        # lower stop: the accumulated impulse stays <= 0 (only pushes the coordinate up)
+        if phi < lo or J.acc[j, col_lo] != 0.0:
+            eff = _accumulate(B, J, j, col_lo, -(lo - phi) / (k * h), -np.inf, 0.0, ctype,
+                              wx, wy, wz, k, h, s)
+            err = max(err, lo - phi)
+            corrected = corrected or eff >= eps
+        if phi > hi or J.acc[j, col_hi] != 0.0:
+            eff = _accumulate(B, J, j, col_hi, -(hi - phi) / (k * h), 0.0, np.inf, ctype,
+                              wx, wy, wz, k, h, s)
+            err = max(err, phi - hi)
+            corrected = corrected or eff >= eps
+    mode = int(J.param[j, P_MOTOR])
+    ctype = int(J.param[j, P_COORD1])
+    if mode != 0 and ctype != COORD_NONE:
+        cap = J.param[j, P_MAX] * h
+        if mode == MOTOR_VELOCITY:
+            phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
+            k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+            if k > 0.0:
+                rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+                eff = _accumulate(B, J, j, A_MOTOR, -(target_at(J, j, t) - rate) / k, -cap,
+                                  cap, ctype, wx, wy, wz, k, h, s)
+                corrected = corrected or eff >= eps
+        elif mode == MOTOR_POSITION:
+            phi, wx, wy, wz = coordinate(B, J, j, ctype, True)
+            k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+            if k > 0.0:
+                goal = target_at(J, j, t + h)
+                eff = _accumulate(B, J, j, A_MOTOR, -(goal - phi) / (k * h), -cap, cap, ctype,
+                                  wx, wy, wz, k, h, s)
+                corrected = corrected or eff >= eps
+    return err, corrected
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def limit_velocity_rows(B, J, j, eps, s):
+    """P-step 4 for the limits: at a stop, remove the velocity that drives into it."""
+    err = 0.0
+    corrected = False
+    for which in range(2):
+        ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
+        if ctype == COORD_NONE or J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+            continue
+        lo = J.param[j, P_LO1 if which == 0 else P_LO2]
+        hi = J.param[j, P_HI1 if which == 0 else P_HI2]
+        phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
+        rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+        k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+        if k <= 0.0:
+            continue
+        if phi <= lo + 1e-9 and rate < -eps:
+            _accumulate(B, J, j, A_VLO1 if which == 0 else A_VLO2, rate / k, -np.inf, 0.0,
+                        ctype, wx, wy, wz, k, 1.0, s)
+            err = max(err, -rate)
+            corrected = True
+        elif phi >= hi - 1e-9 and rate > eps:
+            _accumulate(B, J, j, A_VHI1 if which == 0 else A_VHI2, rate / k, 0.0, np.inf,
+                        ctype, wx, wy, wz, k, 1.0, s)
+            err = max(err, rate)
+            corrected = True
+    return err, corrected
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def apply_forces(B, J, j, h, h_prev, s):
+    """Spring, damper and brake on the primary coordinate, as one impulse at t over the
+    window (h_prev + h)/2 (like joints/spring.py); damping never reverses the motion."""
+    ks = J.param[j, P_SPRING_K]
+    damp = J.param[j, P_SPRING_C] + J.param[j, P_BRAKE]
+    ctype = int(J.param[j, P_COORD1])
+    if ctype == COORD_NONE or (ks == 0.0 and damp == 0.0):
+        return
+    phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
+    k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+    if k <= 0.0:
+        return
+    w = 0.5 * (h_prev + h)
+    rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+    drag = damp * rate * w
+    if abs(drag) > abs(rate) / k:
+        drag = rate / k
+    force_impulse = -ks * (phi - J.param[j, P_SPRING_REST]) * w - drag
+    _push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
+
+
+@njit(cache=True)
+def coordinate_now(B, J, j, which):
+    """Current value of the primary (0) or secondary (1) free coordinate (0 if none)."""
+    ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
+    if ctype == COORD_NONE:
+        return 0.0
+    return coordinate(B, J, j, ctype, False)[0]
+
+
+# ---- one solver visit -----------------------------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x):
+    for side in range(2):
+        ensure_look_ahead(J.body[j, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
+                          B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot,
+                          h, order, gravity, scratch_a, scratch_x)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s):
+    """P-steps 1-2 for all rows of joint j, one part after the other (each part sees the
+    look-ahead after the previous part's impulse). Returns (largest error, corrected?)."""
+    _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    e1, c1 = translation_rows(B, J, j, h, eps, False, s)
+    _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    e2, c2 = rotation_rows(B, J, j, h, eps, False, s)
+    _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s)
+    return max(e1, max(e2, e3)), c1 or c2 or c3
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def correct_velocity(B, J, j, eps, s):
+    """P-step 4 for all rows of joint j at t + h."""
+    e1, c1 = translation_rows(B, J, j, 1.0, eps, True, s)
+    e2, c2 = rotation_rows(B, J, j, 1.0, eps, True, s)
+    e3, c3 = limit_velocity_rows(B, J, j, eps, s)
+    return max(e1, max(e2, e3)), c1 or c2 or c3
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def error_now(B, J, j, s):
+    """Largest constraint violation at the current time: translational (m), rotational (rad)
+    and limit overshoot."""
+    err = 0.0
+    mask = int(J.param[j, P_TLOCK])
+    if mask != 0:
+        axes = s[0]
+        n = _locked_axes(B, J, j, mask, False, axes)
+        ax, ay, az = _point(B, J, j, 0, False)
+        bx, by, bz = _point(B, J, j, 1, False)
+        e = 0.0
+        for r in range(n):
+            d = dot(axes[r, 0], axes[r, 1], axes[r, 2], bx - ax, by - ay, bz - az)
+            e += d * d
+        err = np.sqrt(e)
+    rmask = int(J.param[j, P_RLOCK])
+    if rmask != 0:
+        n, e0, e1, e2 = _rotation_error(B, J, j, rmask, False, s[0])
+        err = max(err, np.sqrt(e0 * e0 + e1 * e1 + e2 * e2))
+    for which in range(2):
+        ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
+        if ctype == COORD_NONE or J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+            continue
+        phi = coordinate(B, J, j, ctype, False)[0]
+        err = max(err, J.param[j, P_LO1 if which == 0 else P_LO2] - phi,
+                  phi - J.param[j, P_HI1 if which == 0 else P_HI2])
+    return err

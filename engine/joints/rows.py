@@ -1,0 +1,119 @@
+"""Small shared pieces of the generic joint: frame axes now and after the step, the
+effective masses of rows, 3x3 solves, applying a row's impulse.
+
+Notation (method-notes.md): an impulse p acts +p on A at r_a and -p on B at r_b, so the
+relative point velocity u_b - u_a changes by -K p with K = K_A(r_a) + K_B(r_b); an angular
+impulse l acts +l on A and -l on B, so w_b - w_a changes by -L l with L = A_A + A_B.
+A static body and the world (index -1) contribute nothing and do not move.
+"""
+from numba import njit
+
+from ..jitopts import NO_REFCOUNT
+from ..impulses import angular_impulse_to, dynamic, impulse_to
+
+
+@njit(cache=True, inline='always')
+def axis_now(B, J, j, side, c):
+    """World direction of column c of joint j's frame in body `side`, at time t."""
+    b = J.body[j, side]
+    f = J.frame[j, side]
+    if b < 0:
+        return f[0, c], f[1, c], f[2, c]
+    r = B.rot[b]
+    return (r[0, 0] * f[0, c] + r[0, 1] * f[1, c] + r[0, 2] * f[2, c],
+            r[1, 0] * f[0, c] + r[1, 1] * f[1, c] + r[1, 2] * f[2, c],
+            r[2, 0] * f[0, c] + r[2, 1] * f[1, c] + r[2, 2] * f[2, c])
+
+
+@njit(cache=True, inline='always')
+def axis_ahead(B, J, j, side, c):
+    """The same direction at t + h: M_rot R f (the body's look-ahead cache must be fresh)."""
+    x, y, z = axis_now(B, J, j, side, c)
+    b = J.body[j, side]
+    if not dynamic(B.static, b):
+        return x, y, z
+    m = B.pred_rot[b]
+    return (m[0, 0] * x + m[0, 1] * y + m[0, 2] * z, m[1, 0] * x + m[1, 1] * y + m[1, 2] * z,
+            m[2, 0] * x + m[2, 1] * y + m[2, 2] * z)
+
+
+@njit(cache=True, inline='always')
+def dot(ax, ay, az, bx, by, bz):
+    return ax * bx + ay * by + az * bz
+
+
+@njit(cache=True, inline='always')
+def cross(ax, ay, az, bx, by, bz):
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+@njit(cache=True, inline='always')
+def quad(m, x, y, z, u, v, w):
+    """x^T m u for a 3x3 m."""
+    return x * (m[0, 0] * u + m[0, 1] * v + m[0, 2] * w) \
+        + y * (m[1, 0] * u + m[1, 1] * v + m[1, 2] * w) \
+        + z * (m[2, 0] * u + m[2, 1] * v + m[2, 2] * w)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def angular_mass(B, J, j, out):
+    """out = L = A_A + A_B (3x3), the relative angular velocity change per angular impulse."""
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = 0.0
+    for side in range(2):
+        b = J.body[j, side]
+        if dynamic(B.static, b):
+            for r in range(3):
+                for c in range(3):
+                    out[r, c] += B.inv_inertia_w[b, r, c]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def solve3(m, n, b0, b1, b2):
+    """Solve the leading n x n block of m (n = 1..3) for the right side b (Cramer's rule);
+    returns 3 values (zeros beyond n). A singular block gives zeros."""
+    if n == 1:
+        return (b0 / m[0, 0] if m[0, 0] != 0.0 else 0.0), 0.0, 0.0
+    if n == 2:
+        det = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
+        if det == 0.0:
+            return 0.0, 0.0, 0.0
+        return (m[1, 1] * b0 - m[0, 1] * b1) / det, (m[0, 0] * b1 - m[1, 0] * b0) / det, 0.0
+    c00 = m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]
+    c01 = m[1, 2] * m[2, 0] - m[1, 0] * m[2, 2]
+    c02 = m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0]
+    det = m[0, 0] * c00 + m[0, 1] * c01 + m[0, 2] * c02
+    if det == 0.0:
+        return 0.0, 0.0, 0.0
+    x0 = (b0 * c00 + b1 * (m[0, 2] * m[2, 1] - m[0, 1] * m[2, 2])
+          + b2 * (m[0, 1] * m[1, 2] - m[0, 2] * m[1, 1])) / det
+    x1 = (b0 * c01 + b1 * (m[0, 0] * m[2, 2] - m[0, 2] * m[2, 0])
+          + b2 * (m[0, 2] * m[1, 0] - m[0, 0] * m[1, 2])) / det
+    x2 = (b0 * c02 + b1 * (m[0, 1] * m[2, 0] - m[0, 0] * m[2, 1])
+          + b2 * (m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0])) / det
+    return x0, x1, x2
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def push_angular(B, J, j, lx, ly, lz):
+    """+l on body A, -l on body B."""
+    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 0], lx, ly, lz)
+    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 1],
+                       -lx, -ly, -lz)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def push_linear(B, J, j, arm_a, arm_b, px, py, pz):
+    """+p on body A at arm_a, -p on body B at arm_b."""
+    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 0],
+               arm_a[0], arm_a[1], arm_a[2], px, py, pz)
+    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 1],
+               arm_b[0], arm_b[1], arm_b[2], -px, -py, -pz)
+
+
+@njit(cache=True, inline='always')
+def angular_velocity_of(B, b):
+    if not dynamic(B.static, b):
+        return 0.0, 0.0, 0.0
+    return B.omega[b, 0], B.omega[b, 1], B.omega[b, 2]
