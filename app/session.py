@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import copy
+import time
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,8 @@ class Session:
         self.history = History(history_seconds)
         self.loop = FixedStepLoop(self.step, world.settings.h, max_steps=max_steps)
         self.listeners = []            # callables(cmd) after every edit, undo and redo
-        self.step_hooks = []           # callables() before every step (the mouse drag)
+        self.step_hooks = []           # callables() before every step
+        self.step_ms = 0.0             # wall time of the last step
         self._capture_initial()
         self.history.configure(world.settings.h, world.get_state())
         self.history.record(world, force=True)
@@ -70,7 +72,9 @@ class Session:
     def step(self) -> None:
         for hook in self.step_hooks:
             hook()
+        t0 = time.perf_counter()
         self.world.step()
+        self.step_ms = (time.perf_counter() - t0) * 1000.0
         self.history.record(self.world)
 
     def scrub(self, t: float) -> None:
