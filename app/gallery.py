@@ -20,7 +20,7 @@ class SceneEntry:
 
 def one_line(text: str, limit: int = 90) -> str:
     line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+    return line if len(line) <= limit else line[:limit - 3].rstrip() + "..."
 
 
 def scene_entries(folder=SCENES) -> list[SceneEntry]:

@@ -21,6 +21,15 @@ log = logging.getLogger(__name__)
 CARD_W = THUMB_SIZE[0]
 
 
+def fit_text(text: str, width: float) -> str:
+    """The text cut (with ...) to one line of the given pixel width."""
+    if imgui.calc_text_size(text).x <= width:
+        return text
+    while text and imgui.calc_text_size(text + "...").x > width:
+        text = text[:-1]
+    return text.rstrip() + "..."
+
+
 class Launcher:
     def __init__(self, app, folder=SCENES):
         self.app = app
@@ -100,7 +109,7 @@ class Launcher:
                 self.app.open_path(str(e.path))
             imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + CARD_W + 8)
             imgui.text(e.name)
-            imgui.text_disabled(e.description if len(e.description) < 70 else e.description[:69] + "…")
+            imgui.text_disabled(fit_text(e.description, CARD_W + 8))
             if imgui.is_item_hovered():
                 imgui.set_tooltip(f"{e.description}\n{e.path}")
             if e.path in self.failures:

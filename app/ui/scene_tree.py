@@ -20,7 +20,7 @@ def draw_scene_tree(app) -> None:
     opened, app.panels["tree"] = imgui.begin("Scene", app.panels["tree"])
     if opened:
         w = app.session.world
-        imgui.text_disabled(w.meta.get("name", "untitled"))
+        imgui.text_disabled(str(w.meta.get("name", "untitled")))
         flags = imgui.TreeNodeFlags_.default_open
         if imgui.tree_node_ex(f"Bodies ({len(w.body_names)})###bodies", flags):
             for b, name in enumerate(w.body_names):
