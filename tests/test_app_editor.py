@@ -127,3 +127,33 @@ def test_settings_motion_duplicate_filters(world):
     assert world.contacts_spec["disabled_pairs"] == []
     ed.undo()
     assert world.contacts_spec["disabled_pairs"] == [[name, f"{name}_2"]]
+
+
+def test_session_reset_history_and_failed_save_keeps_the_file(scene_path, tmp_path):
+    from app.session import Session, states_equal
+    from engine import load_scene
+
+    path = tmp_path / "dp.json"
+    path.write_bytes(open(scene_path("double_pendulum.json"), "rb").read())
+    ses = Session.open(str(path))
+    w = ses.world
+    start = w.get_state()
+    for _ in range(50):
+        ses.step()
+    assert len(ses.history.snapshots) == 51
+    ses.editor.run(AddBody(body_at_rest_spec(w, "box", [2, 0, 0])))
+    assert len(ses.history.snapshots) == 1                 # structural edit: old states dropped
+    for _ in range(10):
+        ses.step()
+    ses.reset()
+    assert w.time == 0.0 and np.allclose(w.body_pos[:2], start["pos"])
+    assert np.allclose(w.body_pos[2], [2, 0.15, 0])        # added bodies keep their start pose
+    ses.save()
+    assert states_equal(load_scene(str(path)), w) and not ses.dirty
+    before = path.read_bytes()
+    ses.editor.run(EditBody("box", {"color": [1.0, 0.0, 0.0]}))
+    w.body_pos[0, 0] = np.inf
+    with pytest.raises(ValueError, match="finite"):
+        ses.save()
+    assert path.read_bytes() == before and ses.dirty
+    assert not list(tmp_path.glob(".impulse-*"))            # no temporary file left behind
