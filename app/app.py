@@ -61,6 +61,7 @@ class App:
         self.joint_tool = JointTool(self)
         self.launcher = Launcher(self, scenes_dir)
         self.palette_drag = None
+        self.overlay_lines: list[str] = []
         self.filter_pick = [0, 1]
         self.quitting = False
         viewer.update = self.update

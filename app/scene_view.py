@@ -57,7 +57,8 @@ class SceneView:
 
     def _refresh(self) -> None:
         models = self.world.models
-        key = tuple(id(m) for m in models)
+        # every edit removes and (re-)appends models, so count + first + last identify the set
+        key = (len(models), id(models[0]), id(models[-1])) if models else (0,)
         if key != self._key:
             self._table = shape_table(models)
             self._colors = np.array([m.color for m in models], dtype=np.float64).reshape(-1, 3)

@@ -36,12 +36,15 @@ def new_world() -> World:
 
 class Session:
     def __init__(self, world: World, path: str | None = None, history_seconds: float = 10.0,
-                 max_steps: int = 8):
+                 max_steps: int = 80, step_budget_s: float = 0.025):
         self.world = world
         self.path = str(path) if path else None
         self.editor = Editor(world, on_change=self._on_edit)
         self.history = History(history_seconds)
-        self.loop = FixedStepLoop(self.step, world.settings.h, max_steps=max_steps)
+        # catch-up per frame: at most max_steps steps and step_budget_s of stepping (enough for
+        # x8 at 60 Hz with h = 0.01), never a spiral of death
+        self.loop = FixedStepLoop(self.step, world.settings.h, max_steps=max_steps,
+                                  budget_s=step_budget_s)
         self.listeners = []            # callables(cmd) after every edit, undo and redo
         self.step_hooks = []           # callables() before every step
         self.step_ms = 0.0             # wall time of the last step

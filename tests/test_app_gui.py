@@ -333,3 +333,24 @@ def test_broken_file_shows_problems_and_app_survives(app, tmp_path, scene_path):
     app.open_path(str(tmp_path / "broken.json"))
     pump(app, 2)
     assert "invalid JSON at line 1" in app.errors[0]
+
+
+def test_screenshot_and_video_recording(app, display, scene_path):
+    import imageio.v3 as iio
+
+    open_scene(app, scene_path("double_pendulum.json"), paused=False)
+    xdo("mousemove", *screen(app, W // 2, H // 2))
+    xdo("key", "F9")
+    assert wait_until(lambda: app.recorder.active, lambda: pump(app))
+    pump(app, 12)
+    assert app.recorder.frames >= 12
+    assert any(t.startswith("REC  ") and t.endswith(" frames") for t in app.overlay_lines)
+    xdo("key", "F9")
+    assert wait_until(lambda: not app.recorder.active, lambda: pump(app))
+    videos = list(display[1].glob("impulse-video-*.mp4"))
+    assert len(videos) == 1
+    frames = iio.imread(videos[0])
+    assert frames.shape[0] == app.recorder.frames and frames.shape[1:3] == (H, W)
+    assert frames[-1].std() > 5                        # a picture of the scene
+    xdo("key", "F12")
+    assert wait_until(lambda: list(display[1].glob("impulse-shot-*.png")), lambda: pump(app))

@@ -23,9 +23,18 @@ def draw_scene_tree(app) -> None:
         imgui.text_disabled(str(w.meta.get("name", "untitled")))
         flags = imgui.TreeNodeFlags_.default_open
         if imgui.tree_node_ex(f"Bodies ({len(w.body_names)})###bodies", flags):
-            for b, name in enumerate(w.body_names):
-                tag = " (fixed)" if w.body_static[b] else ""
-                _selectable(app, "body", name, name + tag)
+            names, static = w.body_names, w.body_static
+            if app.scroll_tree_to_selection and app.selection and app.selection[0] == "body" \
+                    and app.selection[1] in names:     # bring the selected row into the clipper
+                imgui.set_scroll_y(imgui.get_cursor_pos_y()
+                                   + names.index(app.selection[1]) * imgui.get_text_line_height_with_spacing()
+                                   - imgui.get_window_height() / 2)
+            clipper = imgui.ListClipper()
+            clipper.begin(len(names))
+            while clipper.step():
+                for b in range(clipper.display_start, clipper.display_end):
+                    _selectable(app, "body", names[b], names[b] + (" (fixed)" if static[b] else ""))
+            clipper.end()
             imgui.tree_pop()
         springs = [s.name for s in w.spring_models]
         if imgui.tree_node_ex(f"Joints ({len(w.joint_names) + len(springs)})###joints", flags):
