@@ -46,11 +46,16 @@ def view(argv) -> int:
         except SceneError as e:
             print(f"impulse: {e}", file=sys.stderr)
             return 2
-    from app.app import App
-    from app.window import Viewer
+    try:
+        from app.app import App
+        from app.window import Viewer
 
-    viewer = Viewer(None, args.width, args.height, vsync=not (args.no_vsync or args.frames),
-                    show_ui=not args.no_ui)
+        viewer = Viewer(None, args.width, args.height, vsync=not (args.no_vsync or args.frames),
+                        show_ui=not args.no_ui)
+    except Exception as e:  # noqa: BLE001 - no X display / no OpenGL: one line, no traceback
+        print(f"impulse: cannot open a window (display {os.environ.get('DISPLAY') or 'not set'}): "
+              f"{type(e).__name__}: {e}", file=sys.stderr)
+        return 1
     app = App(viewer)
     if session is not None:
         app.set_session(session)

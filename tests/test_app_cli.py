@@ -9,18 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gui_util import start_xvfb
 
 REPO = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((REPO / "scenes").glob("*.json"))
 
 
 @pytest.fixture(scope="module")
-def display():
-    proc, name = start_xvfb((1280, 720))
-    yield name
-    proc.terminate()
-    proc.wait(timeout=10)
+def display(xvfb):
+    return xvfb
 
 
 def impulse(*args, env=None, timeout=120):

@@ -9,26 +9,22 @@ import numpy as np
 import pytest
 
 from app_scenes import drag_scene, two_boxes
-from gui_util import start_xvfb, wait_until, xdotool
+from gui_util import wait_until, xdotool
 
 W, H = 1024, 640
 
 
 @pytest.fixture(scope="module")
-def display(tmp_path_factory):
-    proc, name = start_xvfb((1280, 800))
+def display(xvfb, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
-    old = {k: os.environ.get(k) for k in ("DISPLAY", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
-    os.environ.update(DISPLAY=name, XDG_CACHE_HOME=str(home / "cache"),
-                      XDG_CONFIG_HOME=str(home / "config"))
-    yield name, home
+    old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    os.environ.update(XDG_CACHE_HOME=str(home / "cache"), XDG_CONFIG_HOME=str(home / "config"))
+    yield xvfb, home
     for k, v in old.items():
         if v is None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

@@ -8,18 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gui_util import start_xvfb, wait_until, xdotool
+from gui_util import wait_until, xdotool
 
 REPO = Path(__file__).resolve().parent.parent
 W, H = 800, 450
 
 
 @pytest.fixture(scope="module")
-def display():
-    proc, name = start_xvfb((1024, 768))
-    yield name
-    proc.terminate()
-    proc.wait(timeout=10)
+def display(xvfb):
+    return xvfb
 
 
 def test_headless_screenshot_cli(display, tmp_path):

@@ -36,7 +36,8 @@ def draw_stats_panel(app) -> None:
         imgui.text(f"residual v {last.get('vel_err', 0):.1e} m/s")
         t = s.array("t")
         _plot("energy [J]", [("kinetic", s.array("kinetic")), ("potential", s.array("potential")),
-                             ("total", s.array("total"))], t)
+                             ("total", s.array("total"))], t,
+              max(imgui.get_content_region_avail().y - 30, 110))
         if imgui.collapsing_header("Iterations and errors"):
             _plot("cycles per step", [("cycles", s.array("cycles"))], t, 90)
             eps = 1e-16
