@@ -16,7 +16,8 @@ import time
 from collections import deque
 
 import numpy as np
-from pyglet.window import key
+
+MOD_SHIFT = 1                  # pyglet.window.key.MOD_SHIFT (importing pyglet.window needs X)
 
 THROW_WINDOW_S = 0.1
 DEPTH_STEP = 0.1               # fraction of the eye distance per wheel notch
@@ -145,7 +146,7 @@ class MouseGrab:
     def end(self, modifiers: int = 0) -> None:
         if not self.active:
             return
-        if modifiers & key.MOD_SHIFT:
+        if modifiers & MOD_SHIFT:
             self.world.body_vel[self.body] = self.cursor_velocity()
         self.cancel()
 
