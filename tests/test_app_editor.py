@@ -153,7 +153,22 @@ def test_session_reset_history_and_failed_save_keeps_the_file(scene_path, tmp_pa
     before = path.read_bytes()
     ses.editor.run(EditBody("box", {"color": [1.0, 0.0, 0.0]}))
     w.body_pos[0, 0] = np.inf
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="finite"), np.errstate(invalid="ignore"):
         ses.save()
     assert path.read_bytes() == before and ses.dirty
     assert not list(tmp_path.glob(".impulse-*"))            # no temporary file left behind
+
+
+def test_new_scene_has_a_ground_and_saves_as_a_valid_file(tmp_path):
+    from app.session import Session, states_equal
+    from engine import load_scene
+
+    ses = Session.new()
+    assert ses.world.body_names == ["ground"] and ses.path is None
+    with pytest.raises(ValueError, match="Save as"):
+        ses.save()
+    ses.editor.run(AddBody(body_at_rest_spec(ses.world, "capsule", [0, 0, 0])))
+    assert ses.title == "untitled * - impulse"
+    out = ses.save(tmp_path / "new.json")
+    assert ses.title == "new.json - impulse"
+    assert states_equal(load_scene(out), ses.world)
