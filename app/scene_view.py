@@ -52,17 +52,19 @@ class SceneView:
         self.world = world
         self.gizmo_lines = np.zeros((0, 2, 3))
         self._key = None
+        self._held = []
         self._table: dict[str, np.ndarray] = {}
         self._colors = np.zeros((0, 3))
 
     def _refresh(self) -> None:
         models = self.world.models
-        # every edit removes and (re-)appends models, so count + first + last identify the set
+        # every edit removes and (re-)appends models, so count + first + last identify the set;
+        # holding the previous models keeps their ids from being reused by new ones
         key = (len(models), id(models[0]), id(models[-1])) if models else (0,)
         if key != self._key:
             self._table = shape_table(models)
             self._colors = np.array([m.color for m in models], dtype=np.float64).reshape(-1, 3)
-            self._key = key
+            self._key, self._held = key, list(models)
 
     def __getattr__(self, name):
         if name in SHAPE_TABLE and not hasattr(self.world, name):
