@@ -19,7 +19,17 @@ from app.world_specs import (all_joint_names, body_spec, joint_spec, joints_of,
 from engine import SceneError
 from engine.scene import validate
 
-MISSING = object()
+class _Missing:
+    """Marks a key that was absent (undo deletes it again); survives deepcopy as itself."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()
 
 
 def _check(doc: dict) -> None:

@@ -172,3 +172,16 @@ def test_new_scene_has_a_ground_and_saves_as_a_valid_file(tmp_path):
     out = ses.save(tmp_path / "new.json")
     assert ses.title == "new.json - impulse"
     assert states_equal(load_scene(out), ses.world)
+
+
+def test_undo_of_a_new_key_removes_it_again(world):
+    ed = Editor(world)
+    name = world.body_names[0]
+    assert "fixed" not in world.models[0].spec
+    ed.run(EditBody(name, {"fixed": True}))
+    assert world.body_static[world.body_index(name)]
+    ed.undo()
+    b = world.body_index(name)
+    assert not world.body_static[b] and "fixed" not in world.models[b].spec
+    ed.redo()
+    assert world.body_static[world.body_index(name)]

@@ -350,3 +350,22 @@ def test_screenshot_and_video_recording(app, display, scene_path):
     assert frames[-1].std() > 5                        # a picture of the scene
     xdo("key", "F12")
     assert wait_until(lambda: list(display[1].glob("impulse-shot-*.png")), lambda: pump(app))
+
+
+def test_inspector_and_solver_edits_are_undoable_commands(app, tmp_path):
+    open_scene(app, write(tmp_path, "edit.json", drag_scene()))
+    w = app.session.world
+    app.select("body", "crate")
+    pump(app, 3)
+    click_button(app, "inspector.fixed")
+    assert wait_until(lambda: bool(w.body_static[w.body_index("crate")]), lambda: pump(app))
+    assert app.selection == ("body", "crate") and app.session.dirty
+    click_button(app, "solver.velocity_correction")
+    assert w.settings.velocity_correction is False
+    xdo("mousemove", *screen(app, W // 2, 40))
+    pump(app)
+    xdo("key", "ctrl+z")
+    assert wait_until(lambda: w.settings.velocity_correction, lambda: pump(app))
+    xdo("key", "ctrl+z")
+    assert wait_until(lambda: not w.body_static[w.body_index("crate")], lambda: pump(app))
+    assert not app.session.dirty

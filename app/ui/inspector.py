@@ -80,6 +80,7 @@ def draw_body(app, name: str) -> None:
     m = w.models[b]
     imgui.text(f"body {name}  (#{b})")
     commit, fixed = W.checkbox("fixed", m.static)
+    W.record_rect("inspector.fixed")
     if commit:
         change = {"fixed": fixed}
         if not fixed and "mass" not in spec and "density" not in spec:

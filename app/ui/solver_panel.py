@@ -35,6 +35,7 @@ def draw_solver_panel(app) -> None:
         if commit:
             changes["taylor_order"] = min(max(v, 1), 12)
         commit, v = W.checkbox("velocity correction", s.velocity_correction)
+        W.record_rect("solver.velocity_correction")
         if commit:
             changes["velocity_correction"] = v
         commit, v = W.edit_int("max halvings", "set.halvings", s.max_halvings, 0, 12)
