@@ -88,6 +88,7 @@ class App:
         self.session = session
         self.scene_view = SceneView(session.world)
         self.viewer.set_world(self.scene_view)
+        self.viewer.options.grid = self._ground_visible(session.world)
         self.viewer.loop = session.loop
         self.grab = MouseGrab(self.viewer, session.world)
         self.viewer.grab = self.grab
@@ -97,6 +98,16 @@ class App:
         self.selection = None
         self.errors = []
         self._update_title()
+
+    @staticmethod
+    def _ground_visible(world) -> bool:
+        """The y = 0 grid helps unless the scene (without a ground plane) hangs below it or
+        is looked at from below."""
+        if any(s["kind"] == 0 for m in world.models for s in m.shapes):
+            return True
+        cam = world.camera if isinstance(world.camera, dict) else {}
+        below = float(world.body_pos[:, 1].min()) < -0.05 if len(world.body_pos) else False
+        return not below and float(cam.get("eye", [0, 1, 0])[1]) > 0
 
     def show_launcher(self) -> None:
         def go():

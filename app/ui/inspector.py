@@ -92,6 +92,10 @@ def draw_body(app, name: str) -> None:
         if commit:
             app.run(EditBody(name, {key: max(v, 1e-6)}))
         imgui.text_disabled(f"m = {m.mass:.4g} kg   J = {np.array2string(m.inertia, precision=3)}")
+    coll = dict(spec.get("collision", {}))
+    commit, on = W.checkbox("collides", coll.get("enabled", True))
+    if commit:
+        app.run(EditBody(name, {"collision": {**coll, "enabled": on}}))
     _shape_editor(app, name, spec)
     commit, v = W.edit_color("colour", f"{name}.color", list(m.color))
     if commit:

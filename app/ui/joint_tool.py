@@ -10,6 +10,9 @@ from app.ui import widgets as W
 from app.world_specs import all_joint_names
 
 
+AXIS_TYPES = {"hinge", "slider", "cylindrical", "universal", "prismatic", "revolute"}
+
+
 def joint_types() -> list[str]:
     from engine.joints import KIND_NAMES
 
@@ -65,8 +68,11 @@ class JointTool:
             return {"name": name, "type": "spring", "bodies": [a, b],
                     "anchors": [[float(x) for x in pa], [float(x) for x in pb]],
                     "stiffness": self.stiffness, "damping": self.damping}
-        return {"name": name, "type": self.kind, "bodies": [a, b],
+        spec = {"name": name, "type": self.kind, "bodies": [a, b],
                 "anchor": [float(x) for x in pb]}
+        if self.kind in AXIS_TYPES:        # axis along the view direction (editable later)
+            spec["axis"] = [float(x) for x in -self.app.viewer.camera.direction]
+        return spec
 
 
 def draw_joint_tool(app) -> None:
@@ -80,6 +86,11 @@ def draw_joint_tool(app) -> None:
     if tool.kind == "spring":
         _, tool.stiffness = imgui.input_float("stiffness", tool.stiffness)
         _, tool.damping = imgui.input_float("damping", tool.damping)
+    if app.grab is not None:
+        imgui.set_next_item_width(120)
+        _, app.grab.force_factor = imgui.slider_float("drag cap x weight",
+                                                      app.grab.force_factor, 0.5, 50.0, "%.1f",
+                                                      imgui.SliderFlags_.logarithmic)
     if tool.active:
         imgui.text_colored(imgui.ImVec4(1, 0.85, 0.3, 1), tool.hint)
         if W.button("Cancel (Esc)", "joint.cancel"):

@@ -14,9 +14,9 @@ def rect(name: str, width: float, height: float) -> tuple[float, float, float, f
     mid_h = height - MENU_H - TIMELINE_H
     right_x = width - RIGHT_W
     table = {
-        "tree": (0, MENU_H, LEFT_W, mid_h * 0.34),
-        "tools": (0, MENU_H + mid_h * 0.34, LEFT_W, 130),
-        "stats": (0, MENU_H + mid_h * 0.34 + 130, LEFT_W, mid_h * 0.66 - 130),
+        "tree": (0, MENU_H, LEFT_W, mid_h * 0.3),
+        "tools": (0, MENU_H + mid_h * 0.3, LEFT_W, 180),
+        "stats": (0, MENU_H + mid_h * 0.3 + 180, LEFT_W, mid_h * 0.7 - 180),
         "inspector": (right_x, MENU_H, RIGHT_W, mid_h * 0.55),
         "solver": (right_x, MENU_H + mid_h * 0.55, RIGHT_W, mid_h * 0.45),
         "contacts": (LEFT_W + 350, MENU_H + 10, 300, 200),
