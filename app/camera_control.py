@@ -1,7 +1,8 @@
 """Mouse and keyboard -> camera, selection, hover and grab, for a pyglet window.
 
 Left drag on empty space (or with Alt) orbits; left drag on a body grabs it when a grab
-handler is set (else orbits); middle drag or Shift+left drag pans; right drag looks around
+handler is set and accepts it (`begin` returning False, e.g. for a fixed body, orbits
+instead; the wheel then moves the grab target in depth; release passes the modifiers); middle drag or Shift+left drag pans; right drag looks around
 (fly) and WASD/QE then move; scroll zooms; click selects; F focuses; Home resets the view.
 Handlers return None so ImGui's backend still sees every event; they act only when ImGui
 does not want the mouse / keyboard.
@@ -53,9 +54,9 @@ class CameraController:
             self.mode = "orbit"
             if not modifiers & key.MOD_ALT and self.viewer.grab is not None:
                 body, point = self.viewer.pick(x, y)
-                if body >= 0:
+                if body >= 0 and self.viewer.grab.begin(body, point, self.viewer.ray(x, y)) \
+                        is not False:
                     self.mode = "grab"
-                    self.viewer.grab.begin(body, point, self.viewer.ray(x, y))
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
         self.mouse_xy = (x, y)
@@ -74,12 +75,14 @@ class CameraController:
         clicked = self.press_xy is not None and self.moved <= CLICK_SLOP_PX
         self.mode, self.press_xy = None, None
         if mode == "grab":
-            self.viewer.grab.end()
+            self.viewer.grab.end(modifiers)
         if clicked and mode in ("orbit", "grab"):
-            self.viewer.select(self.viewer.pick(x, y)[0])
+            self.viewer.click(x, y)
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
-        if not self._ui_wants_mouse():
+        if self.mode == "grab" and hasattr(self.viewer.grab, "scroll"):
+            self.viewer.grab.scroll(scroll_y)       # wheel while dragging: target depth
+        elif not self._ui_wants_mouse():
             self.camera.zoom(scroll_y)
 
     def on_key_press(self, symbol, modifiers):

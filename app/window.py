@@ -43,6 +43,8 @@ class Viewer:
         self.draw_ui: Callable[[], None] | None = None
         self.on_files: Callable[[list[str]], None] | None = None
         self.on_select: Callable[[int], None] | None = None
+        self.on_click = None        # callable(body, world point or None) for clicks
+        self.on_quit: Callable[[], bool] | None = None   # False keeps the window open
         self.grab = None            # object with begin(body, point, ray), move(ray), end()
         self.loop = None            # FixedStepLoop, for the pause/step/speed keys
         self.show_ui = show_ui
@@ -102,6 +104,14 @@ class Viewer:
         view, proj = self.matrices()
         sx, sy = self._to_pixels(x, y)
         return self.renderer.pick(view, proj, sx, sy, self.size)
+
+    def click(self, x: float, y: float) -> None:
+        """A click (no drag) on the 3D view: `on_click(body, point)` if set, else select."""
+        body, point = self.pick(x, y)
+        if self.on_click is not None:
+            self.on_click(body, point)
+        else:
+            self.select(body)
 
     def select(self, body: int) -> None:
         self.options.selected = (body,) if body >= 0 else ()
@@ -220,6 +230,8 @@ class Viewer:
             log.exception("file drop handler failed for %s", paths)
 
     def _on_close(self):
+        if self.on_quit is not None and not self.on_quit():
+            return True             # handled: pyglet's default handler would close the window
         pyglet.app.exit()
 
     def close(self) -> None:

@@ -6,7 +6,6 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENES = os.path.join(ROOT, "scenes")
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
@@ -15,11 +14,13 @@ def scene_path():
 
 
 @pytest.fixture(scope="session")
-def xvfb_display():
-    """One Xvfb for the whole session: pyglet keeps its X connection open after a window
-    closes, and Xlib ends the process if that server goes away before the process does."""
+def xvfb():
+    """One Xvfb for the whole session: pyglet binds the first X display a process uses, so
+    in-process windows must all live on the same server, alive until the end."""
     from gui_util import start_xvfb
+
     proc, name = start_xvfb((1280, 800))
+    os.environ["DISPLAY"] = name
     yield name
     proc.terminate()
     proc.wait(timeout=10)

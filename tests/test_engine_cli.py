@@ -1,6 +1,7 @@
 """`impulse sim` and `impulse bench` as a user runs them (subprocesses)."""
 import csv
 import json
+import os
 import subprocess
 import sys
 
@@ -81,7 +82,10 @@ def test_bench_chain8_table_and_json(tmp_path):
         assert row["corrections_per_s"] > 0 and row["realtime_factor"] > 1
 
 
-def test_no_arguments_runs_the_default_scene():
-    r = impulse()
-    assert r.returncode == 0, r.stderr
-    assert "pendulum.json" in r.stdout and "realtime_factor" in r.stdout
+def test_no_arguments_without_a_display_says_so_in_one_line():
+    """`impulse` opens the launcher window (tests/test_app_gui.py); without X it must explain."""
+    r = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True,
+                       timeout=120, env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "display" in r.stderr.lower()

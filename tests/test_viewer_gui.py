@@ -15,8 +15,8 @@ W, H = 800, 450
 
 
 @pytest.fixture(scope="module")
-def display(xvfb_display):
-    return xvfb_display
+def display(xvfb):
+    return xvfb
 
 
 def test_headless_screenshot_cli(display, tmp_path):

@@ -17,6 +17,7 @@ CONTACT_NORMAL = (0.2, 0.9, 0.35)
 COM_COLOR = (0.95, 0.95, 0.95)
 AXIS_COLORS = ((0.9, 0.2, 0.2), (0.2, 0.85, 0.2), (0.25, 0.4, 1.0))
 VELOCITY = (1.0, 0.6, 0.1)
+DRAG_LINE = (1.0, 1.0, 0.3)
 
 
 def _empty() -> np.ndarray:
@@ -126,4 +127,9 @@ def build_gizmos(scene, options) -> GizmoInstances:
         pos = np.asarray(scene.body_pos, dtype=np.float64)[dynamic]
         vel = np.asarray(scene.body_vel, dtype=np.float64)[dynamic]
         g.arrows(pos, vel * options.velocity_scale, r * 0.7, VELOCITY)
+    lines = getattr(scene, "gizmo_lines", None)
+    if lines is not None and len(lines):          # the mouse drag: grabbed point -> target
+        lines = np.asarray(lines, dtype=np.float64).reshape(-1, 2, 3)
+        g.points(lines[:, 0], r * 1.5, DRAG_LINE)
+        g.arrows(lines[:, 0], lines[:, 1] - lines[:, 0], r * 0.6, DRAG_LINE)
     return g.build()

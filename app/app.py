@@ -1,0 +1,403 @@
+"""The desktop app: a Viewer plus a Session (scene, editor, clock), the UI panels, the
+launcher, file handling with unsaved-change prompts, drag, joint tool, recording.
+
+`App(viewer)` starts in the launcher; `open_path(path)` opens a scene (a bad file shows its
+problems in the UI and the app keeps running).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pyglet
+from pyglet.window import key
+
+from app import editor as E
+from app.drag import MouseGrab
+from app.gallery import SCENES
+from app.recent import add_recent
+from app.recorder import Recorder, default_media_path
+from app.scene_view import SceneView
+from app.screenshot import save_png
+from app.session import Session
+from app.stats import StatsSeries
+from app.ui.contacts_panel import draw_contacts_panel
+from app.ui.dialogs import Dialogs, draw_help, draw_problems
+from app.ui.inspector import draw_inspector
+from app.ui.joint_tool import JointTool
+from app.ui.launcher import Launcher
+from app.ui.menu import draw_menu
+from app.ui.overlay import draw_overlay
+from app.ui.scene_tree import draw_scene_tree
+from app.ui.solver_panel import draw_solver_panel
+from app.ui.stats_panel import draw_stats_panel
+from app.ui.timeline import draw_timeline
+from app.ui.tools_panel import draw_tools
+from engine import SceneError
+
+log = logging.getLogger(__name__)
+
+
+class App:
+    def __init__(self, viewer, scenes_dir=SCENES, media_dir=None):
+        self.viewer = viewer
+        self.session: Session | None = None
+        self.scene_view = None
+        self.grab: MouseGrab | None = None
+        self.errors: list[str] = []
+        self.status = ""
+        self.selection = None                  # ("body" | "joint", name)
+        self.scroll_tree_to_selection = False
+        self.panels = {"tree": True, "inspector": True, "solver": True, "stats": True,
+                       "tools": True, "contacts": False,
+                       "timeline": True, "help": False}
+        self.stats = StatsSeries()
+        self.recorder = Recorder()
+        self.media_dir = media_dir
+        self.dialogs = Dialogs(self)
+        self.joint_tool = JointTool(self)
+        self.launcher = Launcher(self, scenes_dir)
+        self.palette_drag = None
+        self.overlay_lines: list[str] = []
+        self.filter_pick = [0, 1]
+        self.quitting = False
+        viewer.update = self.update
+        viewer.draw_ui = self.draw_ui
+        viewer.on_files = self.on_files
+        viewer.on_quit = self.on_quit
+        viewer.on_click = self.on_click
+        viewer.on_select = self.on_select
+        viewer.window.push_handlers(on_key_press=self.on_key_press)
+        self._title = None
+        self._update_title()
+
+    # ================================================================ sessions
+    @property
+    def world(self):
+        return self.session.world if self.session else None
+
+    def set_session(self, session: Session) -> None:
+        if self.grab is not None:
+            self.grab.cancel()
+        if self.recorder.active:
+            self.toggle_recording()
+        self.joint_tool.cancel()
+        self.session = session
+        self.scene_view = SceneView(session.world)
+        self.viewer.set_world(self.scene_view)
+        self.viewer.options.grid = self._ground_visible(session.world)
+        self.viewer.loop = session.loop
+        self.grab = MouseGrab(self.viewer, session.world)
+        self.viewer.grab = self.grab
+        session.listeners.append(self._on_edit)
+        self.stats.clear()
+        self.stats.record(session.world)
+        self.selection = None
+        self.errors = []
+        self._update_title()
+
+    @staticmethod
+    def _ground_visible(world) -> bool:
+        """The y = 0 grid helps unless the scene (without a ground plane) hangs below it or
+        is looked at from below."""
+        if any(s["kind"] == 0 for m in world.models for s in m.shapes):
+            return True
+        cam = world.camera if isinstance(world.camera, dict) else {}
+        below = float(world.body_pos[:, 1].min()) < -0.05 if len(world.body_pos) else False
+        return not below and float(cam.get("eye", [0, 1, 0])[1]) > 0
+
+    def show_launcher(self) -> None:
+        def go():
+            self.session = None
+            self.viewer.set_world(None)
+            self.viewer.grab = None
+            self.viewer.loop = None
+            self.grab = None
+            self._update_title()
+        self.confirm_discard(go)
+
+    def confirm_discard(self, action) -> None:
+        """Run `action` now, or after the user saved or discarded unsaved changes."""
+        if self.session is not None and self.session.dirty:
+            self.dialogs.ask_unsaved(action)
+        else:
+            action()
+
+    def open_path(self, path) -> None:
+        self.confirm_discard(lambda: self._open(path))
+
+    def _open(self, path) -> bool:
+        try:
+            session = Session.open(path)
+        except SceneError as e:
+            self.show_errors(e.lines())
+            return False
+        self.set_session(session)
+        add_recent(path)
+        self.status = f"opened {path}"
+        return True
+
+    def new_scene(self) -> None:
+        self.confirm_discard(lambda: self.set_session(Session.new()))
+
+    def show_errors(self, lines) -> None:
+        self.errors = list(lines)
+        for line in self.errors:
+            log.warning("%s", line)
+
+    # ================================================================ saving
+    def save(self, then=None) -> bool:
+        ses = self.session
+        if ses is None:
+            return False
+        if not ses.path:
+            self.prompt_save_as(then)
+            return False
+        return self._save_to(ses.path, then)
+
+    def _save_to(self, path, then=None) -> bool:
+        try:
+            target = self.session.save(path)
+        except (OSError, SceneError, ValueError) as e:
+            self.show_errors([f"Save failed, {path} was not changed: {e}"])
+            return False
+        add_recent(target)
+        self.status = f"saved {target}"
+        self._update_title()
+        if then is not None:
+            then()
+        return True
+
+    def prompt_save_as(self, then=None) -> None:
+        ses = self.session
+        default = ses.path or str(Path.cwd() / "untitled.json")
+        self.dialogs.ask_path("Save scene as", default, lambda p: self._save_to(p, then))
+
+    def prompt_open(self) -> None:
+        default = str(self.session.path if self.session and self.session.path else SCENES) + os.sep
+        self.dialogs.ask_path("Open scene", os.path.dirname(default) + os.sep, self.open_path)
+
+    def on_files(self, paths) -> None:
+        """Files dropped on the window: open the first scene file."""
+        scenes = [p for p in paths if str(p).lower().endswith(".json")] or list(paths)
+        if scenes:
+            self.open_path(scenes[0])
+
+    def quit(self) -> None:
+        self.viewer.window.dispatch_event("on_close")
+
+    def on_quit(self) -> bool:
+        """Window close / Quit: ask about unsaved changes first."""
+        if self.quitting or self.session is None or not self.session.dirty:
+            if self.recorder.active:
+                self.recorder.stop()
+            return True
+
+        def leave():
+            self.quitting = True
+            self.quit()
+        self.dialogs.ask_unsaved(leave)
+        return False
+
+    # ================================================================ editing
+    def run(self, cmd) -> bool:
+        """Run an editor command; a rejected one shows why and changes nothing."""
+        try:
+            self.session.editor.run(cmd)
+        except (ValueError, KeyError) as e:
+            self.show_errors([f"{cmd.label}: {str(e).strip(chr(39))}"])
+            return False
+        return True
+
+    def undo(self) -> None:
+        if self.session and self.session.editor.undo():
+            self.status = "undone"
+
+    def redo(self) -> None:
+        if self.session and self.session.editor.redo():
+            self.status = "redone"
+
+    def _on_edit(self, cmd) -> None:
+        if cmd.structural and self.grab is not None:
+            self.grab.cancel()
+        self._sync_selection()
+        self._update_title()
+
+    def delete_selection(self) -> None:
+        if not self.selection or self.session is None:
+            return
+        kind, name = self.selection
+        cmd = E.RemoveBody(name) if kind == "body" else E.RemoveJoint(name)
+        if self.run(cmd):
+            self.selection = None
+            self._sync_selection()
+
+    def duplicate_selection(self) -> None:
+        if self.selection and self.selection[0] == "body":
+            cmd = E.Duplicate(self.world, self.selection[1])
+            if self.run(cmd):
+                self.select("body", cmd.spec["name"])
+
+    def drop_new_body(self, kind: str, mx: float, my: float) -> None:
+        """A palette item released over the 3D view at ImGui position (mx, my)."""
+        if self.session is None:
+            return
+        x, y = mx, self.viewer.window.height - 1 - my
+        body, point = self.viewer.pick(x, y)
+        if body < 0:
+            origin, d = self.viewer.ray(x, y)
+            if d[1] >= -1e-6:
+                self.status = "drop onto a body or the ground"
+                return
+            point = origin + d * (-origin[1] / d[1])     # the ground plane y = 0
+        rng = np.random.default_rng(len(self.world.body_names))
+        spec = E.body_at_rest_spec(self.world, kind, point, color=rng.uniform(0.25, 0.9, 3))
+        if self.run(E.AddBody(spec)):
+            self.select("body", spec["name"])
+
+    # ================================================================ selection
+    def select(self, kind: str, name: str) -> None:
+        self.selection = (kind, name)
+        self._sync_selection()
+
+    def _sync_selection(self) -> None:
+        w = self.world
+        sel = self.selection
+        if w is None:
+            return
+        if sel and sel[0] == "body" and sel[1] not in w.body_names:
+            sel = self.selection = None
+        if sel and sel[0] == "joint" and sel[1] not in [j.name for j in w.joint_models + w.spring_models]:
+            sel = self.selection = None
+        if sel and sel[0] == "body":
+            self.viewer.options.selected = (w.body_index(sel[1]),)
+        elif sel:
+            jm = next(j for j in w.joint_models + w.spring_models if j.name == sel[1])
+            self.viewer.options.selected = tuple(w.body_index(n) for n in jm.bodies if n != "world")
+        else:
+            self.viewer.options.selected = ()
+
+    def on_select(self, body: int) -> None:
+        """Selection from the 3D view."""
+        if self.world is None:
+            return
+        self.selection = ("body", self.world.body_names[body]) if body >= 0 else None
+        self.scroll_tree_to_selection = True
+
+    def on_click(self, body: int, point) -> None:
+        if self.joint_tool.active:
+            self.joint_tool.click(body, point)
+        else:
+            self.viewer.select(body)
+
+    # ================================================================ clock
+    def single_step(self) -> None:
+        if self.session:
+            self.session.loop.pause()
+            self.session.loop.request_step()
+
+    def reset(self) -> None:
+        if self.session:
+            if self.grab:
+                self.grab.cancel()
+            self.session.reset()
+            self.stats.clear()
+            self.stats.record(self.world)
+
+    # ================================================================ media
+    def screenshot(self, path=None) -> Path | None:
+        if self.session is None:
+            return None
+        path = Path(path) if path else default_media_path("shot", "png", self.media_dir)
+        self.viewer.screenshot(path)
+        self.status = f"screenshot {path}"
+        return path
+
+    def toggle_recording(self, path=None) -> None:
+        if self.recorder.active:
+            out = self.recorder.stop()
+            self.status = f"video {out} ({self.recorder.frames} frames)"
+            return
+        if self.session is None:
+            return
+        path = Path(path) if path else default_media_path("video", "mp4", self.media_dir)
+        try:
+            self.recorder.start(path)
+        except Exception as e:  # noqa: BLE001 - ffmpeg missing or path not writable
+            self.show_errors([f"cannot record to {path}: {e}"])
+
+    # ================================================================ per frame
+    def update(self, dt: float) -> None:
+        if self.session is None:
+            self.launcher.update()
+            return
+        if self.grab is not None:
+            self.scene_view.gizmo_lines = self.grab.gizmo_lines()
+        report = self.session.loop.advance(dt)
+        if report.steps:
+            self.stats.record(self.world)
+        if self.recorder.active:
+            self.recorder.add(self.viewer.screenshot(with_ui=False))
+        self._update_title()
+
+    def _update_title(self) -> None:
+        title = self.session.title if self.session else "impulse"
+        if title != self._title:
+            self.viewer.window.set_caption(title)
+            self._title = title
+
+    def draw_ui(self) -> None:
+        draw_menu(self)
+        if self.session is None:
+            self.launcher.draw()
+        else:
+            p = self.panels
+            for flag, fn in (("tree", draw_scene_tree), ("inspector", draw_inspector),
+                             ("solver", draw_solver_panel), ("stats", draw_stats_panel),
+                             ("tools", draw_tools),
+                             ("contacts", draw_contacts_panel), ("timeline", draw_timeline)):
+                if p[flag]:
+                    fn(self)
+            draw_overlay(self)
+        draw_help(self)
+        draw_problems(self)
+        self.dialogs.draw()
+
+    # ================================================================ keys
+    def on_key_press(self, symbol, modifiers):
+        ctrl = modifiers & key.MOD_CTRL
+        shift = modifiers & key.MOD_SHIFT
+        typing = self.viewer.ui is not None and self.viewer.ui.want_keyboard
+        if symbol == key.ESCAPE:
+            self.joint_tool.cancel()
+            return True                # pyglet's default would close the window on Esc
+        if self.dialogs.open or (typing and not ctrl):
+            return None
+        if ctrl:
+            actions = {key.Z: self.redo if shift else self.undo, key.Y: self.redo,
+                       key.S: self.prompt_save_as if shift else self.save,
+                       key.O: self.prompt_open, key.N: self.new_scene, key.Q: self.quit,
+                       key.D: self.duplicate_selection}
+            fn = actions.get(symbol)
+            if fn is not None and (self.session is not None or symbol in (key.O, key.N, key.Q)):
+                fn()
+            return None
+        if self.session is None:
+            return None
+        plain = {key.RIGHT: self.single_step, key.N: self.single_step,
+                 key.BACKSPACE: self.reset, key.DELETE: self.delete_selection,
+                 key.F12: self.screenshot, key.F9: self.toggle_recording,
+                 key.F1: lambda: self.panels.__setitem__("help", not self.panels["help"])}
+        fn = plain.get(symbol)
+        if fn is not None:
+            fn()
+        return None
+
+    # ================================================================ teardown
+    def close(self) -> None:
+        if self.recorder.active:
+            self.recorder.stop()
+        self.launcher.release()

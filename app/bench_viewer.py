@@ -1,0 +1,145 @@
+"""`impulse bench viewer`: the desktop app's frame rate on the heaviest scene, and what
+rendering costs the simulation's real-time factor on a small scene.
+
+1. fps: scenes/funnel_1000.json if present, else 1000 free spinning boxes (the demo box
+   stack as an engine World, no gravity), in the full app at 1280x720 with every panel
+   shown, vsync off, simulating as usual; frames over `--seconds` after a warm-up.
+2. real-time factor of a small scene (chain8) at speed x1 and x8: once driven by the same
+   FixedStepLoop without rendering (frames paced at 60 Hz by sleeping), once in the app
+   with rendering. The impact is 1 - RTF(render) / RTF(no render); the goal is <= 10 %.
+Runs under Xvfb (starts one when DISPLAY is unset). Prints a table; --json OUT writes rows.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from app.gallery import SCENES
+
+SIZE = (1280, 720)
+
+
+def boxes_world(n: int = 1000):
+    """n free boxes in the demo stack's layout, spinning slowly, no gravity."""
+    from app.demo_world import box_stack
+    from engine import scene_to_world
+    from engine.rotations import matrix_to_quat
+
+    demo = box_stack(n)
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}]
+    for i in range(1, len(demo.body_names)):
+        bodies.append({"name": demo.body_names[i], "mass": 1.0,
+                       "shape": {"type": "box", "size": [float(2 * s) for s in demo.shape_size[i]]},
+                       "position": [float(x) for x in demo.body_pos[i]],
+                       "orientation": [float(q) for q in matrix_to_quat(demo.body_rot[i])],
+                       "angular_velocity": [float(x) for x in demo.body_omega[i]],
+                       "color": [float(c) for c in demo.body_color[i]]})
+    doc = {"format": "impulse-scene", "version": 1, "name": f"{n} boxes",
+           "settings": {"h": 0.01, "gravity": [0.0, 0.0, 0.0]}, "camera": demo.camera,
+           "bodies": bodies}
+    return scene_to_world(doc, f"{n} boxes")
+
+
+def heavy_session():
+    from app.session import Session
+
+    funnel = SCENES / "funnel_1000.json"
+    if funnel.is_file():
+        return Session.open(str(funnel)), "funnel_1000.json"
+    return Session(boxes_world(1000)), "1000 boxes (demo stack)"
+
+
+def run_frames(app, seconds: float, warmup: int = 20) -> dict:
+    """Frames of the real app loop; fps and frame-time percentiles after `warmup` frames."""
+    v = app.viewer
+    for _ in range(warmup):
+        v.window.dispatch_events()
+        v.frame()
+    times = []
+    loop = app.session.loop
+    sim0, end = loop.sim_time, time.perf_counter() + seconds
+    t_start = last = time.perf_counter()
+    loop._history.clear()
+    while last < end:
+        v.window.dispatch_events()
+        v.frame()
+        now = time.perf_counter()
+        times.append(now - last)
+        last = now
+    wall = last - t_start
+    ms = np.asarray(times) * 1e3
+    return {"frames": len(times), "fps": len(times) / wall, "ms_median": float(np.median(ms)),
+            "ms_p95": float(np.percentile(ms, 95)), "rtf": (loop.sim_time - sim0) / wall}
+
+
+def headless_rtf(session, speed: float, seconds: float, frame_s: float = 1 / 60) -> float:
+    """The same loop without rendering: advance once per 60 Hz frame (sleeping between)."""
+    loop = session.loop
+    loop.speed, loop.paused = speed, False
+    sim0 = loop.sim_time
+    start = last = time.perf_counter()
+    while last - start < seconds:
+        time.sleep(max(frame_s - (time.perf_counter() - last), 0.0))
+        now = time.perf_counter()
+        loop.advance(now - last)
+        last = now
+    return (loop.sim_time - sim0) / (last - start)
+
+
+def bench(seconds: float = 5.0) -> list[dict]:
+    from app.app import App
+    from app.session import Session
+    from app.window import Viewer
+
+    viewer = Viewer(None, *SIZE, vsync=False)
+    app = App(viewer)
+    rows = []
+    try:
+        session, label = heavy_session()
+        app.set_session(session)
+        r = run_frames(app, seconds)
+        rows.append({"benchmark": "viewer_fps", "scene": label,
+                     "bodies": len(session.world.body_names), "size": f"{SIZE[0]}x{SIZE[1]}",
+                     "ui": "all panels", "fps": round(r["fps"], 1),
+                     "ms_frame_median": round(r["ms_median"], 1),
+                     "ms_frame_p95": round(r["ms_p95"], 1), "goal_fps": 20})
+        small = str(SCENES / "chain8.json")
+        for speed in (1.0, 8.0):
+            ref = headless_rtf(Session.open(small), speed, seconds / 2)
+            session = Session.open(small)
+            app.set_session(session)
+            session.loop.speed = speed
+            r = run_frames(app, seconds / 2, warmup=5)
+            rows.append({"benchmark": "viewer_rtf", "scene": "chain8.json", "speed": speed,
+                         "rtf_no_render": round(ref, 3), "rtf_render": round(r["rtf"], 3),
+                         "fps": round(r["fps"], 1),
+                         "impact_pct": round(100 * (1 - r["rtf"] / ref), 1), "goal_pct": 10})
+    finally:
+        app.close()
+        viewer.close()
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="impulse bench viewer", description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=5.0, help="measuring time per part")
+    p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    from app.xvfb import ensure_display
+    from engine.benchmarks import format_table
+
+    xvfb = ensure_display(SIZE)
+    try:
+        rows = bench(args.seconds)
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows}, f, indent=2, default=float)
+    return 0

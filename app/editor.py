@@ -1,0 +1,436 @@
+"""Editor commands: every change of the world is a Command with do/undo, kept on an
+undo/redo stack with a dirty flag (relative to the last save).
+
+Bodies and joints are addressed by name (indices change when a body is re-added). An edit
+removes the touched body or joint and adds it again from the edited scene entry; the other
+rows are untouched. A body edit keeps the body's motion state and re-attaches its joints at
+the same body-frame anchors. Every command checks its input before changing anything, so a
+rejected edit (ValueError naming the problem) leaves the world as it was.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Callable
+
+import numpy as np
+
+from app.world_specs import (all_joint_names, body_spec, joint_spec, joints_of,
+                             set_body_motion)
+from engine import SceneError
+from engine.scene import validate
+
+class _Missing:
+    """Marks a key that was absent (undo deletes it again); survives deepcopy as itself."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
+def _check(doc: dict) -> None:
+    try:
+        validate({"format": "impulse-scene", "version": 1, **doc}, "edit")
+    except SceneError as e:
+        raise ValueError("; ".join(f"{p}: {m}" for p, m in e.problems)) from None
+
+
+def check_body(spec: dict) -> None:
+    """ValueError if `spec` is not a valid scene body entry (mass properties included)."""
+    from engine.bodies import body_model
+
+    _check({"bodies": [spec]})
+    body_model(spec, where=f"body {spec['name']!r}")
+
+
+def check_joint(world, spec: dict) -> None:
+    stubs = [{"name": n, "fixed": True} for n in dict.fromkeys(spec.get("bodies", []))
+             if n != "world"]
+    _check({"bodies": stubs, "joints": [spec]})
+    for n in spec["bodies"]:
+        if n != "world" and n not in world.body_names:
+            raise ValueError(f"no body named {n!r}")
+
+
+def unique_name(taken, base: str) -> str:
+    taken = set(taken)
+    if base not in taken:
+        return base
+    stem = base.rstrip("0123456789").rstrip("_") or base
+    i = 2
+    while f"{stem}_{i}" in taken:
+        i += 1
+    return f"{stem}_{i}"
+
+
+class Command:
+    label = "edit"
+    structural = True          # changes which bodies/joints exist (history snapshots go stale)
+
+    def do(self, world) -> None:
+        raise NotImplementedError
+
+    def undo(self, world) -> None:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------- bodies
+class AddBody(Command):
+    def __init__(self, spec: dict):
+        self.spec = copy.deepcopy(spec)
+        self.label = f"add body {spec['name']}"
+
+    def do(self, world):
+        if self.spec["name"] in world.body_names:
+            raise ValueError(f"body name {self.spec['name']!r} is already taken")
+        check_body(self.spec)
+        world.add_body(self.spec)
+
+    def undo(self, world):
+        world.remove_body(self.spec["name"])
+
+
+def _pairs(world) -> list:
+    spec = world.contacts_spec or {}
+    return spec.get("disabled_pairs", [])
+
+
+class RemoveBody(Command):
+    """Removes the body, its joints and its contact filters; undo restores all three."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.label = f"remove body {name}"
+        self.spec = None
+        self.joints: list[dict] = []
+        self.filters: list[tuple[int, list]] = []
+
+    def do(self, world):
+        b = world.body_index(self.name)
+        self.spec = body_spec(world, b)
+        self.joints = [joint_spec(world, j) for j in joints_of(world, self.name)]
+        pairs = _pairs(world)
+        self.filters = [(i, p) for i, p in enumerate(pairs) if self.name in p]
+        for i, _ in reversed(self.filters):
+            del pairs[i]
+        world.remove_body(self.name)
+
+    def undo(self, world):
+        world.add_body(self.spec)
+        for j in self.joints:
+            world.add_joint(j)
+        if self.filters:
+            pairs = _ensure_pairs(world)
+            for i, p in self.filters:
+                pairs.insert(i, p)
+
+
+def _rebuild_body(world, name: str, spec: dict) -> None:
+    """Remove and re-add one body from `spec`, re-attaching its joints where they were."""
+    joints = [joint_spec(world, j) for j in joints_of(world, name)]
+    world.remove_body(name)
+    world.add_body(spec)
+    for j in joints:
+        world.add_joint(j)
+
+
+class EditBody(Command):
+    """Set scene-entry keys of a body (shape, mass, colour, fixed, pose, velocity...).
+
+    Keys not in `changes` keep their current values, motion included; undo puts the
+    previous values of the changed keys back. A value of MISSING deletes the key."""
+
+    def __init__(self, name: str, changes: dict):
+        self.name = name
+        self.changes = copy.deepcopy(changes)
+        self.previous: dict = {}
+        self.label = f"edit {name}: {', '.join(changes)}"
+
+    def _apply(self, world, values: dict) -> dict:
+        b = world.body_index(self.name)
+        spec = body_spec(world, b)
+        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+        for k, v in values.items():
+            if v is MISSING:
+                spec.pop(k, None)
+            else:
+                spec[k] = copy.deepcopy(v)
+        if "name" in values and values["name"] != self.name:
+            raise ValueError("rename bodies with RenameBody")
+        check_body(spec)
+        _rebuild_body(world, self.name, spec)
+        return old
+
+    def do(self, world):
+        self.previous = self._apply(world, self.changes)
+
+    def undo(self, world):
+        self._apply(world, self.previous)
+
+
+class SetMotion(Command):
+    """Pose and velocities of a body in place (no rebuild): the inspector's live pose edit."""
+
+    structural = False
+
+    def __init__(self, name: str, changes: dict):
+        self.name = name
+        self.changes = copy.deepcopy(changes)
+        self.previous: dict = {}
+        self.label = f"move {name}"
+
+    def _apply(self, world, values):
+        b = world.body_index(self.name)
+        spec = body_spec(world, b)
+        old = {k: spec.get(k) for k in values}
+        spec.update(copy.deepcopy(values))
+        set_body_motion(world, b, spec)
+        return old
+
+    def do(self, world):
+        self.previous = self._apply(world, self.changes)
+
+    def undo(self, world):
+        self._apply(world, self.previous)
+
+
+def duplicate_spec(world, name: str, offset=(0.0, 0.0, 0.0)) -> dict:
+    """A copy of a body's current entry under a new name, shifted by `offset`, at rest."""
+    spec = body_spec(world, world.body_index(name))
+    spec["name"] = unique_name(world.body_names, name)
+    spec["position"] = [float(a + b) for a, b in zip(spec["position"], offset)]
+    spec.pop("velocity", None)
+    spec.pop("angular_velocity", None)
+    return spec
+
+
+class Duplicate(AddBody):
+    def __init__(self, world, name: str, offset=(0.5, 0.0, 0.0)):
+        super().__init__(duplicate_spec(world, name, offset))
+        self.label = f"duplicate {name}"
+
+
+# ---------------------------------------------------------------- joints
+class AddJoint(Command):
+    def __init__(self, spec: dict):
+        self.spec = copy.deepcopy(spec)
+        self.label = f"add {spec['type']} joint {spec['name']}"
+
+    def do(self, world):
+        if self.spec["name"] in all_joint_names(world):
+            raise ValueError(f"joint name {self.spec['name']!r} is already taken")
+        check_joint(world, self.spec)
+        world.add_joint(self.spec)
+
+    def undo(self, world):
+        world.remove_joint(self.spec["name"])
+
+
+class RemoveJoint(Command):
+    def __init__(self, name: str):
+        self.name = name
+        self.spec = None
+        self.label = f"remove joint {name}"
+
+    def do(self, world):
+        self.spec = joint_spec(world, self.name)
+        world.remove_joint(self.name)
+
+    def undo(self, world):
+        world.add_joint(self.spec)
+
+
+class EditJoint(Command):
+    """Set keys of a joint entry (anchors as `local_anchors`, spring parameters...)."""
+
+    def __init__(self, name: str, changes: dict):
+        self.name = name
+        self.changes = copy.deepcopy(changes)
+        self.previous: dict = {}
+        self.label = f"edit joint {name}: {', '.join(changes)}"
+
+    def _apply(self, world, values):
+        spec = joint_spec(world, self.name)
+        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+        for k, v in values.items():
+            if v is MISSING:
+                spec.pop(k, None)
+            else:
+                spec[k] = copy.deepcopy(v)
+        check_joint(world, spec)
+        world.remove_joint(self.name)
+        world.add_joint(spec)
+        return old
+
+    def do(self, world):
+        self.previous = self._apply(world, self.changes)
+
+    def undo(self, world):
+        self._apply(world, self.previous)
+
+
+# ---------------------------------------------------------------- settings, contacts
+class EditSettings(Command):
+    structural = False
+
+    def __init__(self, changes: dict):
+        self.changes = copy.deepcopy(changes)
+        self.previous: dict = {}
+        self.label = f"settings: {', '.join(changes)}"
+
+    def _apply(self, world, values):
+        from engine.scene_schema import SETTINGS
+
+        _check({"bodies": [], "settings": {**world.settings.to_dict(), **values}})
+        old = {k: copy.deepcopy(getattr(world.settings, k)) for k in values}
+        for k, v in values.items():
+            if k not in SETTINGS["properties"]:
+                raise ValueError(f"unknown setting {k!r}")
+            setattr(world.settings, k, copy.deepcopy(v))
+        return old
+
+    def do(self, world):
+        self.previous = self._apply(world, self.changes)
+
+    def undo(self, world):
+        self._apply(world, self.previous)
+
+
+def _ensure_pairs(world) -> list:
+    if world.contacts_spec is None:
+        world.contacts_spec = {}
+    return world.contacts_spec.setdefault("disabled_pairs", [])
+
+
+def _same_pair(p, q) -> bool:
+    return sorted(p) == sorted(q)
+
+
+class AddContactFilter(Command):
+    """Switch collision off between two bodies (contacts.disabled_pairs)."""
+
+    structural = False
+
+    def __init__(self, a: str, b: str):
+        self.pair = [a, b]
+        self.label = f"no contact {a} / {b}"
+
+    def do(self, world):
+        for n in self.pair:
+            world.body_index(n)
+        if self.pair[0] == self.pair[1]:
+            raise ValueError("a contact filter needs two different bodies")
+        if any(_same_pair(p, self.pair) for p in _pairs(world)):
+            raise ValueError(f"contacts {self.pair[0]} / {self.pair[1]} are already off")
+        _ensure_pairs(world).append(list(self.pair))
+
+    def undo(self, world):
+        pairs = _pairs(world)
+        pairs[:] = [p for p in pairs if not _same_pair(p, self.pair)]
+
+
+class RemoveContactFilter(Command):
+    structural = False
+
+    def __init__(self, a: str, b: str):
+        self.pair = [a, b]
+        self.index = None
+        self.label = f"contact on {a} / {b}"
+
+    def do(self, world):
+        pairs = _pairs(world)
+        for i, p in enumerate(pairs):
+            if _same_pair(p, self.pair):
+                self.index = i
+                self.pair = list(p)
+                del pairs[i]
+                return
+        raise ValueError(f"no contact filter {self.pair[0]} / {self.pair[1]}")
+
+    def undo(self, world):
+        _ensure_pairs(world).insert(self.index, list(self.pair))
+
+
+# ---------------------------------------------------------------- the stack
+class Editor:
+    """Runs commands on a world; undo/redo; `dirty` since the last `mark_saved`."""
+
+    def __init__(self, world, on_change: Callable[[Command], None] | None = None,
+                 limit: int = 500):
+        self.world = world
+        self.on_change = on_change
+        self.limit = limit
+        self.undo_stack: list[Command] = []
+        self.redo_stack: list[Command] = []
+        self._saved_at: int | None = 0
+        self._dropped = 0
+
+    def run(self, cmd: Command) -> Command:
+        """Do a command and push it; on ValueError/KeyError nothing changes and it re-raises."""
+        cmd.do(self.world)
+        self.undo_stack.append(cmd)
+        self.redo_stack.clear()
+        if self._saved_at is not None and self._saved_at > len(self.undo_stack) - 1:
+            self._saved_at = None          # the saved state can no longer be reached by redo
+        if len(self.undo_stack) > self.limit:
+            self.undo_stack.pop(0)
+            self._saved_at = None if self._saved_at in (None, 0) else self._saved_at - 1
+        self._changed(cmd)
+        return cmd
+
+    def undo(self) -> Command | None:
+        if not self.undo_stack:
+            return None
+        cmd = self.undo_stack.pop()
+        cmd.undo(self.world)
+        self.redo_stack.append(cmd)
+        self._changed(cmd)
+        return cmd
+
+    def redo(self) -> Command | None:
+        if not self.redo_stack:
+            return None
+        cmd = self.redo_stack.pop()
+        cmd.do(self.world)
+        self.undo_stack.append(cmd)
+        self._changed(cmd)
+        return cmd
+
+    def _changed(self, cmd) -> None:
+        if self.on_change is not None:
+            self.on_change(cmd)
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.undo_stack)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.redo_stack)
+
+    @property
+    def dirty(self) -> bool:
+        return self._saved_at != len(self.undo_stack)
+
+    def mark_saved(self) -> None:
+        self._saved_at = len(self.undo_stack)
+
+
+def body_at_rest_spec(world, kind: str, position, size: float = 0.3, color=None) -> dict:
+    """A new dynamic body of one shape kind (palette), 1 kg, at rest, standing on `position`."""
+    half = size / 2.0
+    shapes = {"box": {"type": "box", "size": [size, size, size]},
+              "sphere": {"type": "sphere", "radius": half},
+              "capsule": {"type": "capsule", "radius": half * 0.6, "length": size},
+              "cylinder": {"type": "cylinder", "radius": half, "height": size}}
+    lift = {"box": half, "sphere": half, "capsule": half + half * 0.6, "cylinder": half}[kind]
+    p = np.asarray(position, dtype=np.float64) + np.array([0.0, lift, 0.0])
+    spec = {"name": unique_name(world.body_names, kind), "shape": shapes[kind], "mass": 1.0,
+            "position": [float(x) for x in p]}
+    if color is not None:
+        spec["color"] = [float(c) for c in color]
+    return spec

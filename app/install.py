@@ -1,0 +1,71 @@
+"""`impulse install-launcher`: a freedesktop .desktop entry and icon for the current user, so
+the app shows in the application menu and opens .json scene files from the file manager."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from app.paths import ASSETS, REPO_ROOT
+from app.userdirs import data_home
+
+APP_ID = "impulse"
+MIME_TYPES = "application/json;application/x-impulse-scene;"
+
+
+def exec_line() -> str:
+    exe = shutil.which("impulse")
+    cmd = f'"{exe}"' if exe else f'"{sys.executable}" -m app'
+    return f"{cmd} view %f"
+
+
+def desktop_entry() -> str:
+    return "\n".join([
+        "[Desktop Entry]",
+        "Type=Application",
+        "Version=1.5",
+        "Name=impulse",
+        "GenericName=Multibody physics viewer",
+        "Comment=Simulate and edit rigid multibody scenes (impulse-based dynamics)",
+        f"Exec={exec_line()}",
+        f"Path={REPO_ROOT}",
+        f"Icon={APP_ID}",
+        "Terminal=false",
+        "Categories=Education;Science;Physics;Graphics;",
+        f"MimeType={MIME_TYPES}",
+        "Keywords=physics;simulation;rigid body;joint;",
+        "StartupNotify=true",
+        "",
+    ])
+
+
+def install(home_data: Path | None = None) -> list[Path]:
+    """Write the entry and icons; returns the written paths."""
+    base = Path(home_data) if home_data else data_home()
+    apps = base / "applications"
+    apps.mkdir(parents=True, exist_ok=True)
+    entry = apps / f"{APP_ID}.desktop"
+    tmp = entry.with_suffix(".tmp")
+    tmp.write_text(desktop_entry(), encoding="utf-8")
+    os.replace(tmp, entry)
+    written = [entry]
+    icons = base / "icons" / "hicolor"
+    for src, sub, name in ((ASSETS / "icons" / "impulse.svg", "scalable/apps", f"{APP_ID}.svg"),
+                           (ASSETS / "icons" / "impulse-256.png", "256x256/apps", f"{APP_ID}.png")):
+        dst = icons / sub / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        written.append(dst)
+    for tool, args in (("update-desktop-database", [str(apps)]),
+                       ("gtk-update-icon-cache", ["-f", "-t", str(icons)])):
+        if shutil.which(tool):
+            subprocess.run([tool, *args], capture_output=True, check=False, timeout=30)
+    return written
+
+
+def main() -> int:
+    for path in install():
+        print(f"wrote {path}")
+    return 0

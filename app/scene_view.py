@@ -1,0 +1,90 @@
+"""What the renderer reads, for an engine World: the body arrays pass through; the shape
+table (shape_body, shape_kind, shape_size, shape_local_pos/rot, hull_vertex, shape_hull_*)
+is built from `world.models` and rebuilt only when the set of body models changes.
+
+A World that already has shape-table attributes (the collision engine adds them) is used as
+is. `gizmo_lines` is (k, 2, 3) extra segments (the mouse drag) drawn by the gizmo pass.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SHAPE_TABLE = ("shape_body", "shape_kind", "shape_size", "shape_local_pos", "shape_local_rot",
+               "hull_vertex", "shape_hull_start", "shape_hull_count")
+
+
+def shape_table(models) -> dict[str, np.ndarray]:
+    """Flat shape arrays of a list of BodyModel (shape poses in the principal frame)."""
+    body, kind, size, pos, rot, starts, counts, hulls = [], [], [], [], [], [], [], []
+    n_hull = 0
+    for b, m in enumerate(models):
+        for s in m.shapes:
+            body.append(b)
+            kind.append(int(s["kind"]))
+            size.append(np.asarray(s["size"], dtype=np.float64))
+            pos.append(np.asarray(s["pos"], dtype=np.float64))
+            rot.append(np.asarray(s["rot"], dtype=np.float64))
+            pts = s.get("points")
+            if pts is not None and len(pts):
+                pts = np.asarray(pts, dtype=np.float64)
+                starts.append(n_hull)
+                counts.append(len(pts))
+                hulls.append(pts)
+                n_hull += len(pts)
+            else:
+                starts.append(0)
+                counts.append(0)
+    k = len(body)
+    return {"shape_body": np.asarray(body, dtype=np.int64),
+            "shape_kind": np.asarray(kind, dtype=np.int64),
+            "shape_size": np.asarray(size, dtype=np.float64).reshape(k, 3),
+            "shape_local_pos": np.asarray(pos, dtype=np.float64).reshape(k, 3),
+            "shape_local_rot": np.asarray(rot, dtype=np.float64).reshape(k, 3, 3),
+            "hull_vertex": np.vstack(hulls) if hulls else np.zeros((0, 3)),
+            "shape_hull_start": np.asarray(starts, dtype=np.int64),
+            "shape_hull_count": np.asarray(counts, dtype=np.int64)}
+
+
+class SceneView:
+    """Adapter World -> the renderer's scene contract."""
+
+    def __init__(self, world):
+        self.world = world
+        self.gizmo_lines = np.zeros((0, 2, 3))
+        self._key = None
+        self._held = []
+        self._table: dict[str, np.ndarray] = {}
+        self._colors = np.zeros((0, 3))
+
+    def _refresh(self) -> None:
+        models = self.world.models
+        # every edit removes and (re-)appends models, so count + first + last identify the set;
+        # holding the previous models keeps their ids from being reused by new ones
+        key = (len(models), id(models[0]), id(models[-1])) if models else (0,)
+        if key != self._key:
+            self._table = shape_table(models)
+            self._colors = np.array([m.color for m in models], dtype=np.float64).reshape(-1, 3)
+            self._key, self._held = key, list(models)
+
+    def __getattr__(self, name):
+        if name in SHAPE_TABLE and not hasattr(self.world, name):
+            self._refresh()
+            return self._table[name]
+        return getattr(self.world, name)
+
+    @property
+    def body_color(self) -> np.ndarray:
+        self._refresh()
+        return self._colors
+
+    @property
+    def contact_world(self):
+        return getattr(self.world, "contact_world", np.zeros((0, 3)))
+
+    @property
+    def contact_normal(self):
+        return getattr(self.world, "contact_normal", np.zeros((0, 3)))
+
+    @property
+    def contact_impulse(self):
+        return getattr(self.world, "contact_impulse", np.zeros(0))

@@ -1,0 +1,43 @@
+"""Contacts: live contacts (when the world reports them) and collision filters per pair."""
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from app.editor import AddContactFilter, RemoveContactFilter
+from app.ui import widgets as W
+from app.ui.layout import place
+
+
+def draw_contacts_panel(app) -> None:
+    place("contacts")
+    opened, app.panels["contacts"] = imgui.begin("Contacts", app.panels["contacts"])
+    if opened:
+        w = app.session.world
+        live = getattr(w, "contacts", None)
+        if live is None:
+            imgui.text_disabled("this engine build reports no contacts")
+        else:
+            imgui.text(f"{len(live)} live contacts")
+            for c in list(live)[:200]:
+                imgui.bullet_text(str(c))
+        imgui.separator()
+        imgui.text("collision off for:")
+        for a, b in list((w.contacts_spec or {}).get("disabled_pairs", [])):
+            if W.button(f"x##{a}/{b}", f"contacts.remove.{a}/{b}"):
+                app.run(RemoveContactFilter(a, b))
+            imgui.same_line()
+            imgui.text(f"{a} / {b}")
+        names = w.body_names
+        if len(names) >= 2:
+            st = app.filter_pick
+            st[0] = min(st[0], len(names) - 1)
+            st[1] = min(st[1], len(names) - 1)
+            imgui.set_next_item_width(110)
+            _, st[0] = imgui.combo("##fa", st[0], names)
+            imgui.same_line()
+            imgui.set_next_item_width(110)
+            _, st[1] = imgui.combo("##fb", st[1], names)
+            imgui.same_line()
+            if W.button("Add filter", "contacts.add"):
+                app.run(AddContactFilter(names[st[0]], names[st[1]]))
+    imgui.end()

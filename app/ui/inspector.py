@@ -1,0 +1,156 @@
+"""Inspector: edit the selected body or joint live; every change is one editor command."""
+from __future__ import annotations
+
+import numpy as np
+from imgui_bundle import imgui
+from scipy.spatial.transform import Rotation
+
+from app.editor import EditBody, EditJoint, SetMotion
+from app.ui import widgets as W
+from app.ui.layout import place
+from app.world_specs import body_spec, joint_model, joint_spec
+
+SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
+                "box": (("size", "size"),),
+                "capsule": (("radius", "radius"), ("length", "length")),
+                "cylinder": (("radius", "radius"), ("height", "height"))}
+
+
+def quat_to_euler_deg(q) -> list[float]:
+    w, x, y, z = q
+    return [float(a) for a in Rotation.from_quat([x, y, z, w]).as_euler("xyz", degrees=True)]
+
+
+def euler_deg_to_quat(angles) -> list[float]:
+    x, y, z, w = Rotation.from_euler("xyz", angles, degrees=True).as_quat()
+    return [float(w), float(x), float(y), float(z)]
+
+
+def _shape_editor(app, name: str, spec: dict) -> None:
+    shape = spec.get("shape")
+    if shape is None:
+        imgui.text(f"{len(spec.get('shapes', []))} shapes (edit in the file)")
+        return
+    imgui.text(f"shape: {shape['type']}")
+    for label, key in SHAPE_FIELDS.get(shape["type"], ()):
+        wkey = f"{name}.shape.{key}"
+        if key == "size":
+            commit, v = W.edit_vec3(label, wkey, shape[key], 0.005)
+            v = [max(x, 1e-4) for x in v]
+        else:
+            commit, v = W.edit_float(label, wkey, shape[key], 0.005, 0.0, 0.0)
+            v = max(v, 1e-4) if key != "length" else max(v, 0.0)
+        if commit:
+            app.run(EditBody(name, {"shape": {**shape, key: v}}))
+
+
+def _material_editor(app, name: str, spec: dict) -> None:
+    mat = dict(spec.get("material", {}))
+    defaults = {"restitution": 0.2, "static_friction": 0.6, "dynamic_friction": 0.5}
+    for key, default in defaults.items():
+        lo, hi = 0.0, (1.0 if key == "restitution" else 5.0)
+        commit, v = W.edit_float(key.replace("_", " "), f"{name}.mat.{key}",
+                                 mat.get(key, default), 0.01, lo, hi)
+        if commit:
+            app.run(EditBody(name, {"material": {**mat, key: min(max(v, lo), hi)}}))
+
+
+def _motion_editor(app, name: str, spec: dict, static: bool) -> None:
+    commit, v = W.edit_vec3("position", f"{name}.pos", spec["position"])
+    if commit:
+        app.run(SetMotion(name, {"position": v}))
+    commit, v = W.edit_vec3("rotation (deg)", f"{name}.rot", quat_to_euler_deg(spec["orientation"]), 0.5,
+                            "%.1f")
+    if commit:
+        app.run(SetMotion(name, {"orientation": euler_deg_to_quat(v)}))
+    if static:
+        return
+    commit, v = W.edit_vec3("velocity", f"{name}.vel", spec.get("velocity", [0, 0, 0]))
+    if commit:
+        app.run(SetMotion(name, {"velocity": v}))
+    commit, v = W.edit_vec3("angular vel.", f"{name}.omega", spec.get("angular_velocity", [0, 0, 0]))
+    if commit:
+        app.run(SetMotion(name, {"angular_velocity": v}))
+
+
+def draw_body(app, name: str) -> None:
+    w = app.session.world
+    b = w.body_index(name)
+    spec = body_spec(w, b)
+    m = w.models[b]
+    imgui.text(f"body {name}  (#{b})")
+    commit, fixed = W.checkbox("fixed", m.static)
+    W.record_rect("inspector.fixed")
+    if commit:
+        change = {"fixed": fixed}
+        if not fixed and "mass" not in spec and "density" not in spec:
+            change["mass"] = 1.0
+        app.run(EditBody(name, change))
+    if not m.static:
+        key = "density" if "density" in spec else "mass"
+        commit, v = W.edit_float(key, f"{name}.{key}", spec.get(key, m.mass), 0.01, 1e-6, 1e9)
+        if commit:
+            app.run(EditBody(name, {key: max(v, 1e-6)}))
+        imgui.text_disabled(f"m = {m.mass:.4g} kg   J = {np.array2string(m.inertia, precision=3)}")
+    coll = dict(spec.get("collision", {}))
+    commit, on = W.checkbox("collides", coll.get("enabled", True))
+    if commit:
+        app.run(EditBody(name, {"collision": {**coll, "enabled": on}}))
+    _shape_editor(app, name, spec)
+    commit, v = W.edit_color("colour", f"{name}.color", list(m.color))
+    if commit:
+        app.run(EditBody(name, {"color": v}))
+    if imgui.collapsing_header("Material"):
+        _material_editor(app, name, spec)
+    if imgui.collapsing_header("Pose and velocity", imgui.TreeNodeFlags_.default_open):
+        _motion_editor(app, name, spec, m.static)
+    imgui.separator()
+    if W.button("Duplicate", "inspector.duplicate"):
+        app.duplicate_selection()
+    imgui.same_line()
+    if W.button("Delete", "inspector.delete"):
+        app.delete_selection()
+    imgui.same_line()
+    if imgui.button("Focus"):
+        app.viewer.focus_selection()
+
+
+def draw_joint(app, name: str) -> None:
+    w = app.session.world
+    jm, _, _ = joint_model(w, name)
+    spec = joint_spec(w, name)
+    imgui.text(f"{jm.kind} joint {name}")
+    imgui.text(f"bodies: {jm.bodies[0]} - {jm.bodies[1]}")
+    anchors = spec["local_anchors"]
+    for s in range(2):
+        commit, v = W.edit_vec3(f"anchor in {jm.bodies[s]}", f"{name}.anchor{s}", anchors[s], 0.005)
+        if commit:
+            new = [list(a) for a in anchors]
+            new[s] = v
+            app.run(EditJoint(name, {"local_anchors": new}))
+    if jm.kind == "spring":
+        for key, lo in (("stiffness", 0.0), ("damping", 0.0), ("rest_length", 0.0)):
+            commit, v = W.edit_float(key.replace("_", " "), f"{name}.{key}", spec.get(key, 0.0),
+                                     0.01, lo, 1e9)
+            if commit:
+                app.run(EditJoint(name, {key: max(v, lo)}))
+    imgui.separator()
+    if W.button("Remove joint", "inspector.remove_joint"):
+        app.delete_selection()
+
+
+def draw_inspector(app) -> None:
+    place("inspector")
+    opened, app.panels["inspector"] = imgui.begin("Inspector", app.panels["inspector"])
+    if opened:
+        imgui.push_item_width(-125)
+        sel = app.selection
+        if sel is None:
+            imgui.text_disabled("Select a body or joint (click it in the view or the tree).")
+        elif sel[0] == "body":
+            draw_body(app, sel[1])
+        else:
+            draw_joint(app, sel[1])
+    if opened:
+        imgui.pop_item_width()
+    imgui.end()

@@ -1,0 +1,54 @@
+"""Solver settings (World.settings) through EditSettings commands."""
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from app.editor import EditSettings
+from app.ui import widgets as W
+from app.ui.layout import place
+
+
+def draw_solver_panel(app) -> None:
+    place("solver")
+    opened, app.panels["solver"] = imgui.begin("Solver", app.panels["solver"])
+    if opened:
+        imgui.push_item_width(-125)
+        s = app.session.world.settings
+        changes = {}
+        imgui.text(f"solver: {s.solver}")
+        commit, v = W.edit_sci("h [s]", "set.h", s.h)
+        if commit and 0 < v <= 1:
+            changes["h"] = v
+        for key, label in (("eps_pos", "eps_pos [m]"), ("eps_vel", "eps_vel [m/s]")):
+            commit, v = W.edit_sci(label, f"set.{key}", getattr(s, key))
+            if commit and v > 0:
+                changes[key] = v
+        commit, v = W.edit_int("iteration cap", "set.max_iterations", s.max_iterations, 1, 100000)
+        if commit:
+            changes["max_iterations"] = max(v, 1)
+        commit, v = W.edit_float("time budget [ms]", "set.budget", s.time_budget_ms, 0.05, 0.0, 1000.0)
+        if commit:
+            changes["time_budget_ms"] = max(v, 0.0)
+        W.help_marker("0 = no budget; otherwise the correction loop stops after this much wall "
+                      "time (anytime) and reports its residual")
+        commit, v = W.edit_int("Taylor order", "set.order", s.taylor_order, 1, 12)
+        if commit:
+            changes["taylor_order"] = min(max(v, 1), 12)
+        commit, v = W.checkbox("velocity correction", s.velocity_correction)
+        W.record_rect("solver.velocity_correction")
+        if commit:
+            changes["velocity_correction"] = v
+        commit, v = W.edit_int("max halvings", "set.halvings", s.max_halvings, 0, 12)
+        if commit:
+            changes["max_halvings"] = min(max(v, 0), 12)
+        commit, v = W.combo("spring mode", s.spring_mode, ["approximate", "iterated"])
+        if commit:
+            changes["spring_mode"] = v
+        commit, v = W.edit_vec3("gravity", "set.gravity", s.gravity, 0.05)
+        if commit:
+            changes["gravity"] = v
+        if changes:
+            app.run(EditSettings(changes))
+    if opened:
+        imgui.pop_item_width()
+    imgui.end()

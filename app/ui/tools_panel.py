@@ -1,0 +1,19 @@
+"""Tools window: the palette of new bodies and the joint tool."""
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from app.ui.joint_tool import draw_joint_tool
+from app.ui.layout import place
+from app.ui.palette import draw_palette, finish_palette_drag
+
+
+def draw_tools(app) -> None:
+    place("tools")
+    opened, app.panels["tools"] = imgui.begin("Tools", app.panels["tools"])
+    if opened:
+        draw_palette(app)
+        imgui.separator()
+        draw_joint_tool(app)
+    imgui.end()
+    finish_palette_drag(app)

@@ -1,0 +1,369 @@
+"""The desktop app in a real window under Xvfb, driven with xdotool and pyglet events.
+
+Fails (never skips) without Xvfb or OpenGL; only the drag physics assertion is skipped
+while the engine lacks World.drag_start."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from app_scenes import drag_scene, two_boxes
+from gui_util import wait_until, xdotool
+
+W, H = 1024, 640
+
+
+@pytest.fixture(scope="module")
+def display(xvfb, tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    os.environ.update(XDG_CACHE_HOME=str(home / "cache"), XDG_CONFIG_HOME=str(home / "config"))
+    yield xvfb, home
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def app(display):
+    from app.app import App
+    from app.window import Viewer
+
+    v = Viewer(None, W, H, vsync=False)
+    a = App(v, media_dir=str(display[1]))
+    yield a
+    a.close()
+    v.close()
+
+
+def pump(app, n=1):
+    for _ in range(n):
+        app.viewer.window.dispatch_events()
+        app.viewer.frame()
+
+
+def xdo(*args):
+    xdotool(os.environ["DISPLAY"], *args)
+
+
+def screen(app, x, y):
+    """pyglet window coordinates (y up) -> X screen coordinates."""
+    wx, wy = app.viewer.window.get_location()
+    return str(int(wx + x)), str(int(wy + app.viewer.window.height - 1 - y))
+
+
+def imgui_screen(app, x, y):
+    wx, wy = app.viewer.window.get_location()
+    return str(int(wx + x)), str(int(wy + y))
+
+
+def click_button(app, key):
+    from app.ui.widgets import rects
+
+    assert key in rects, f"button {key!r} was not drawn"
+    x0, y0, x1, y1 = rects[key]
+    xdo("mousemove", *imgui_screen(app, (x0 + x1) / 2, (y0 + y1) / 2))
+    pump(app, 2)
+    xdo("click", "1")
+    pump(app, 3)
+
+
+def project(app, point):
+    x, y, _ = app.viewer.camera.project(point, *app.viewer.size)
+    scale = app.viewer.window.width / app.viewer.size[0]
+    return x * scale, y * scale
+
+
+def write(tmp_path, name, doc):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def open_scene(app, path, paused=True):
+    assert app._open(path), app.errors
+    app.session.loop.paused = paused
+    pump(app, 3)
+
+
+def test_launcher_gallery_opens_a_scene(app, display):
+    from app.gallery import scene_entries
+
+    entries = scene_entries()
+    assert len(entries) >= 5
+    assert wait_until(lambda: app.launcher.thumbnails_done, lambda: pump(app), timeout=60)
+    pump(app, 2)
+    from app.ui.widgets import rects
+
+    for e in entries:
+        assert f"card.{e.name}" in rects
+        assert app.launcher.textures[e.path] is not None, app.launcher.failures
+    thumbs = list((display[1] / "cache" / "impulse" / "thumbs").glob("*.png"))
+    assert len(thumbs) == len(entries)
+    img = app.viewer.screenshot("/tmp/shots/launcher_test.png")
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 300          # pictures, not flat cards
+    pendulum = next(e for e in entries if e.path.name == "pendulum.json")
+    click_button(app, f"card.{pendulum.name}")
+    assert wait_until(lambda: app.session is not None, lambda: pump(app))
+    assert app.session.path.endswith("pendulum.json")
+    assert "pendulum.json - impulse" in app.viewer.window.caption
+    recent = json.loads((display[1] / "config" / "impulse" / "recent.json").read_text())
+    assert recent[0].endswith("pendulum.json")
+
+
+def test_pause_step_reset(app, scene_path):
+    open_scene(app, scene_path("pendulum.json"), paused=False)
+    w, loop = app.session.world, app.session.loop
+    h = w.settings.h
+    assert wait_until(lambda: w.time > 0.05, lambda: pump(app))
+    xdo("mousemove", *screen(app, W // 2, H // 2))
+    xdo("key", "space")
+    assert wait_until(lambda: loop.paused, lambda: pump(app))
+    t0 = w.time
+    pump(app, 5)
+    assert w.time == t0
+    xdo("key", "Right")
+    assert wait_until(lambda: w.time > t0, lambda: pump(app))
+    assert w.time == pytest.approx(t0 + h, abs=1e-12)
+    xdo("key", "n")
+    assert wait_until(lambda: w.time > t0 + 1.5 * h, lambda: pump(app))
+    assert w.time == pytest.approx(t0 + 2 * h, abs=1e-12)
+    pos0 = app.session.initial["bob"]["position"]
+    xdo("key", "BackSpace")
+    assert wait_until(lambda: w.time == 0.0, lambda: pump(app))
+    assert np.allclose(w.body_pos[0], pos0) and np.allclose(w.body_vel[0], 0)
+    assert loop.paused
+    xdo("key", "space")
+    assert wait_until(lambda: w.time > 0.05, lambda: pump(app))
+
+
+def test_history_scrub_and_resume(app, scene_path):
+    open_scene(app, scene_path("double_pendulum.json"), paused=False)
+    ses = app.session
+    assert wait_until(lambda: ses.world.time > 0.6, lambda: pump(app), timeout=20)
+    ses.loop.pause()
+    pump(app)
+    t_end = ses.world.time
+    snap = {s["time"]: s for s in ses.history.snapshots}
+    ses.scrub(0.3)
+    t = ses.world.time
+    assert t <= 0.3 + 1e-9 and t > 0.2 and np.allclose(ses.world.body_pos, snap[t]["pos"])
+    ses.loop.request_step()
+    pump(app, 2)
+    assert ses.world.time == pytest.approx(t + ses.world.settings.h)
+    assert ses.history.span[1] <= ses.world.time + 1e-12 < t_end     # the later future is gone
+
+
+def test_drag_moves_body_and_release_lets_it_fall(app, tmp_path):
+    open_scene(app, write(tmp_path, "drag.json", drag_scene()))
+    w = app.session.world
+    crate, post = w.body_index("crate"), w.body_index("post")
+    # a fixed body is selectable but not draggable
+    xdo("mousemove", *screen(app, *project(app, w.body_pos[post])))
+    pump(app, 2)
+    xdo("mousedown", "1")
+    pump(app, 2)
+    assert not app.grab.active
+    xdo("mouseup", "1")
+    assert wait_until(lambda: app.selection == ("body", "post"), lambda: pump(app))
+    # grab the crate and pull it to the right
+    x, y = project(app, w.body_pos[crate])
+    xdo("mousemove", *screen(app, x, y))
+    pump(app, 2)
+    xdo("mousedown", "1")
+    assert wait_until(lambda: app.grab.active, lambda: pump(app))
+    app.session.loop.resume()
+    start = w.body_pos[crate].copy()
+    for i in range(1, 9):
+        xdo("mousemove", *screen(app, x + 15 * i, y))
+        pump(app, 2)
+    assert app.grab.target[0] > start[0] + 0.3           # the target follows the cursor
+    assert len(app.scene_view.gizmo_lines) == 1          # the drag line is drawn
+    app.viewer.screenshot(tmp_path / "drag.png")
+    wait_until(lambda: False, lambda: pump(app), timeout=0.8)
+    moved = w.body_pos[crate] - start
+    xdo("mouseup", "1")
+    assert wait_until(lambda: not app.grab.active, lambda: pump(app))
+    assert moved[0] > 0.2 and abs(moved[1]) < 0.3, moved
+    y_release = w.body_pos[crate][1]
+    wait_until(lambda: False, lambda: pump(app), timeout=0.6)
+    assert w.body_pos[crate][1] < y_release - 0.1         # let go: it falls
+
+
+def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path):
+    open_scene(app, write(tmp_path, "two.json", two_boxes()))
+    w = app.session.world
+    a, b = w.body_index("a"), w.body_index("b")
+    click_button(app, "joint.start")
+    assert app.joint_tool.active
+    for body in (a, b):
+        xdo("mousemove", *screen(app, *project(app, w.body_pos[body])))
+        pump(app, 2)
+        xdo("click", "1")
+        pump(app, 3)
+    assert wait_until(lambda: len(w.joint_names) == 1, lambda: pump(app))
+    spec = w.joint_models[0].spec
+    assert spec["type"] == "ball" and spec["bodies"] == ["a", "b"]
+    ax, ay, az = spec["anchor"]                              # the clicked point on b's front face
+    assert abs(az - 0.2) < 1e-3 and 0.3 < ax < 0.7 and abs(ay - 1.0) < 0.2
+    assert app.selection == ("joint", spec["name"])
+    b_pos = w.body_pos[b].copy()
+    anchors = w.joint_anchor_world()[0]
+    app.session.loop.request_step(60)
+    pump(app, 2)
+    assert w.body_pos[b][0] - b_pos[0] < -0.07               # b is pulled along by a
+    gap = w.joint_anchor_world()[0]
+    assert np.linalg.norm(gap[0] - gap[1]) < 1e-3 < np.linalg.norm(anchors[0] - w.joint_anchor_world()[0][0])
+    xdo("mousemove", *screen(app, W // 2, 40))
+    pump(app)
+    xdo("key", "ctrl+z")
+    assert wait_until(lambda: len(w.joint_names) == 0, lambda: pump(app))
+    xdo("key", "BackSpace")
+    pump(app, 2)
+    app.session.loop.request_step(60)
+    pump(app, 2)
+    assert np.allclose(w.body_pos[w.body_index("b")], [0.5, 1.0, 0.0])    # alone again: b rests
+    xdo("key", "ctrl+shift+z")
+    assert wait_until(lambda: len(w.joint_names) == 1, lambda: pump(app))
+
+
+def test_palette_drop_save_and_load_same_state(app, tmp_path):
+    from app.session import states_equal
+    from engine import load_scene
+
+    path = write(tmp_path, "save.json", drag_scene())
+    open_scene(app, path)
+    w = app.session.world
+    n = len(w.body_names)
+    from app.ui.widgets import rects
+
+    x0, y0, x1, y1 = rects["palette.sphere"]
+    xdo("mousemove", *imgui_screen(app, (x0 + x1) / 2, (y0 + y1) / 2))
+    pump(app, 2)
+    xdo("mousedown", "1")
+    pump(app, 2)
+    tx, ty = project(app, [-0.8, 0.0, 0.0])
+    for f in (0.3, 0.6, 1.0):
+        sx, sy = imgui_screen(app, 0, 0)
+        xdo("mousemove", *screen(app, tx * f + (x0 + x1) / 2 * (1 - f),
+                                 ty * f + (H - (y0 + y1) / 2) * (1 - f)))
+        pump(app, 2)
+    xdo("mouseup", "1")
+    assert wait_until(lambda: len(w.body_names) == n + 1, lambda: pump(app))
+    new = w.body_names[-1]
+    assert new.startswith("sphere") and app.selection == ("body", new)
+    assert abs(w.body_pos[-1][0] + 0.8) < 0.1 and abs(w.body_pos[-1][1] - 0.15) < 0.05
+    assert app.session.dirty and "*" in app.viewer.window.caption
+    app.session.loop.request_step(25)
+    pump(app, 2)
+    xdo("mousemove", *screen(app, W // 2, 40))
+    xdo("key", "ctrl+s")
+    assert wait_until(lambda: not app.session.dirty, lambda: pump(app))
+    assert "*" not in app.viewer.window.caption
+    assert states_equal(load_scene(path), w, tol=1e-9)
+    # a failed save shows the error and leaves the file as it was
+    before = open(path, "rb").read()
+    from app.editor import EditBody
+
+    app.run(EditBody(new, {"color": [0.0, 1.0, 0.0]}))
+    vel = w.body_vel.copy()
+    w.body_vel[-1] = np.nan                             # an exploded state is not a valid scene
+    xdo("key", "ctrl+s")
+    assert wait_until(lambda: bool(app.errors), lambda: pump(app))
+    assert "Save failed" in app.errors[0] and "finite" in app.errors[0]
+    assert open(path, "rb").read() == before and app.session.dirty
+    w.body_vel[:] = vel
+
+
+def test_dropped_file_asks_about_unsaved_changes_then_opens(app, tmp_path, scene_path):
+    from app.editor import Duplicate
+
+    open_scene(app, write(tmp_path, "one.json", drag_scene()))
+    app.errors = []
+    app.run(Duplicate(app.session.world, "crate"))
+    assert app.session.dirty
+    target = scene_path("chain8.json")
+    app.viewer.window.dispatch_event("on_file_drop", 100, 100, [target])
+    pump(app, 3)
+    assert app.dialogs.kind == "unsaved" and app.session.path.endswith("one.json")
+    click_button(app, "modal.cancel")
+    assert app.dialogs.kind is None and app.session.path.endswith("one.json")
+    app.viewer.window.dispatch_event("on_file_drop", 100, 100, [target])
+    pump(app, 3)
+    click_button(app, "modal.discard")
+    assert wait_until(lambda: app.session.path == target, lambda: pump(app))
+    assert len(app.session.world.body_names) == 10
+    # and closing the window with unsaved changes asks first
+    app.run(Duplicate(app.session.world, "link1"))
+    app.viewer.window.dispatch_event("on_close")
+    pump(app, 3)
+    assert app.dialogs.kind == "unsaved" and not app.viewer.window.has_exit
+    click_button(app, "modal.cancel")
+    assert app.session is not None
+
+
+def test_broken_file_shows_problems_and_app_survives(app, tmp_path, scene_path):
+    open_scene(app, scene_path("pendulum.json"), paused=False)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "impulse-scene", "version": 1,
+                               "bodies": [{"name": "x", "mass": -1, "colour": [1, 0, 0]}]}))
+    app.viewer.window.dispatch_event("on_file_drop", 50, 50, [str(bad)])
+    pump(app, 3)
+    assert len(app.errors) >= 2
+    assert any("$.bodies[0].mass" in e for e in app.errors)
+    assert any("colour" in e for e in app.errors)
+    assert app.session.path.endswith("pendulum.json")
+    t = app.session.world.time
+    assert wait_until(lambda: app.session.world.time > t + 0.05, lambda: pump(app))
+    img = app.viewer.screenshot()
+    red_title = (img[..., 0] > 140) & (img[..., 1] < 50) & (img[..., 2] < 50)
+    assert red_title.sum() > 500                         # the Problems window is on screen
+    click_button(app, "problems.dismiss")
+    assert app.errors == []
+    (tmp_path / "broken.json").write_text("{not json")
+    app.open_path(str(tmp_path / "broken.json"))
+    pump(app, 2)
+    assert "invalid JSON at line 1" in app.errors[0]
+
+
+def test_screenshot_and_video_recording(app, display, scene_path):
+    import imageio.v3 as iio
+
+    open_scene(app, scene_path("double_pendulum.json"), paused=False)
+    xdo("mousemove", *screen(app, W // 2, H // 2))
+    xdo("key", "F9")
+    assert wait_until(lambda: app.recorder.active, lambda: pump(app))
+    pump(app, 12)
+    assert app.recorder.frames >= 12
+    assert any(t.startswith("REC  ") and t.endswith(" frames") for t in app.overlay_lines)
+    xdo("key", "F9")
+    assert wait_until(lambda: not app.recorder.active, lambda: pump(app))
+    videos = list(display[1].glob("impulse-video-*.mp4"))
+    assert len(videos) == 1
+    frames = iio.imread(videos[0])
+    assert frames.shape[0] == app.recorder.frames and frames.shape[1:3] == (H, W)
+    assert frames[-1].std() > 5                        # a picture of the scene
+    xdo("key", "F12")
+    assert wait_until(lambda: list(display[1].glob("impulse-shot-*.png")), lambda: pump(app))
+
+
+def test_inspector_and_solver_edits_are_undoable_commands(app, tmp_path):
+    open_scene(app, write(tmp_path, "edit.json", drag_scene()))
+    w = app.session.world
+    app.select("body", "crate")
+    pump(app, 3)
+    click_button(app, "inspector.fixed")
+    assert wait_until(lambda: bool(w.body_static[w.body_index("crate")]), lambda: pump(app))
+    assert app.selection == ("body", "crate") and app.session.dirty
+    click_button(app, "solver.velocity_correction")
+    assert w.settings.velocity_correction is False
+    xdo("mousemove", *screen(app, W // 2, 40))
+    pump(app)
+    xdo("key", "ctrl+z")
+    assert wait_until(lambda: w.settings.velocity_correction, lambda: pump(app))
+    xdo("key", "ctrl+z")
+    assert wait_until(lambda: not w.body_static[w.body_index("crate")], lambda: pump(app))
+    assert not app.session.dirty
