@@ -230,7 +230,8 @@ class World:
 
     def joint_motor_effort(self, name):
         """Torque [N m] or force [N] the joint's motor applied to body B in the last step."""
-        return float(-self.J.acc[self.joint_index(name), A_MOTOR] / self.settings.h)
+        h = self.h_prev or self.settings.h   # the last (sub)step, halvings included
+        return float(-self.J.acc[self.joint_index(name), A_MOTOR] / h)
 
     def joint_anchor_world(self):
         """(m,2,3) world positions of both anchors of every joint (for gizmos)."""

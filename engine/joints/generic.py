@@ -38,7 +38,7 @@ from .rows import (angular_mass, angular_velocity_of, axis_ahead, axis_now, cros
 
 # ---- points and arms ----------------------------------------------------------------------
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def _point(B, J, j, side, ahead):
     """Anchor point of `side` now or at t + h."""
     b = J.body[j, side]
@@ -325,16 +325,20 @@ def _push_row(B, J, j, ctype, wx, wy, wz, lam, s):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _accumulate(B, J, j, col, inc, lo, hi, ctype, wx, wy, wz, k, h, s):
-    """Add inc to the row's accumulated impulse, clamped to [lo, hi]; apply the change.
-    Returns its effect on the coordinate over h."""
+def _accumulate(B, J, j, col, inc, lo, hi, ctype, wx, wy, wz, k, h, eps, s):
+    """Add inc to the row's accumulated impulse, clamped to [lo, hi], and apply the change
+    -- unless its effect on the coordinate over h is below eps/1000: such a change is
+    skipped, so a cycle that applies nothing leaves every measured error valid.
+    Returns the effect applied (0 if none)."""
     old = J.acc[j, col]
     new = min(hi, max(lo, old + inc))
     d = new - old
-    if d != 0.0:
-        J.acc[j, col] = new
-        _push_row(B, J, j, ctype, wx, wy, wz, d, s)
-    return abs(d) * k * h
+    effect = abs(d) * k * h
+    if effect < 1e-3 * eps:
+        return 0.0
+    J.acc[j, col] = new
+    _push_row(B, J, j, ctype, wx, wy, wz, d, s)
+    return effect
 
 
 @njit(cache=True)
@@ -381,14 +385,14 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s):
         # lower stop: the accumulated impulse stays <= 0 (only pushes the coordinate up)
         if phi < lo or J.acc[j, col_lo] != 0.0:
             eff = _accumulate(B, J, j, col_lo, -(lo - phi) / (k * h), -np.inf, 0.0, ctype,
-                              wx, wy, wz, k, h, s)
+                              wx, wy, wz, k, h, eps, s)
             err = max(err, lo - phi)
-            corrected = corrected or eff >= eps
+            corrected = corrected or eff > 0.0
         if phi > hi or J.acc[j, col_hi] != 0.0:
             eff = _accumulate(B, J, j, col_hi, -(hi - phi) / (k * h), 0.0, np.inf, ctype,
-                              wx, wy, wz, k, h, s)
+                              wx, wy, wz, k, h, eps, s)
             err = max(err, phi - hi)
-            corrected = corrected or eff >= eps
+            corrected = corrected or eff > 0.0
     mode = int(J.param[j, P_MOTOR])
     ctype = int(J.param[j, P_COORD1])
     if mode != 0 and ctype != COORD_NONE:
@@ -399,16 +403,26 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s):
             if k > 0.0:
                 rate = _rate(B, J, j, ctype, wx, wy, wz, s)
                 eff = _accumulate(B, J, j, A_MOTOR, -(target_at(J, j, t) - rate) / k, -cap,
-                                  cap, ctype, wx, wy, wz, k, h, s)
-                corrected = corrected or eff >= eps
+                                  cap, ctype, wx, wy, wz, k, h, eps, s)
+                corrected = corrected or eff > 0.0
         elif mode == MOTOR_POSITION:
-            phi, wx, wy, wz = coordinate(B, J, j, ctype, True)
+            # servo: reach the target at t + h (deadbeat on the look-ahead) when the torque
+            # allows it in this step; from farther away, never approach faster than the
+            # speed from which half the maximum torque still stops it in time:
+            # |rate| <= sqrt(2 a |goal - phi|) with a = T_max k / 2
+            ahead, wx, wy, wz = coordinate(B, J, j, ctype, True)
+            now = coordinate(B, J, j, ctype, False)[0]
             k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
             if k > 0.0:
                 goal = target_at(J, j, t + h)
-                eff = _accumulate(B, J, j, A_MOTOR, -(goal - phi) / (k * h), -cap, cap, ctype,
-                                  wx, wy, wz, k, h, s)
-                corrected = corrected or eff >= eps
+                rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+                change = (goal - ahead) / h
+                if abs(change) > J.param[j, P_MAX] * k * h:
+                    vmax = np.sqrt(J.param[j, P_MAX] * k * abs(goal - now))
+                    change = min(vmax, max(-vmax, rate + change)) - rate
+                eff = _accumulate(B, J, j, A_MOTOR, -change / k, -cap, cap, ctype,
+                                  wx, wy, wz, k, h, eps, s)
+                corrected = corrected or eff > 0.0
     return err, corrected
 
 
@@ -430,12 +444,12 @@ def limit_velocity_rows(B, J, j, eps, s):
             continue
         if phi <= lo + 1e-9 and rate < -eps:
             _accumulate(B, J, j, A_VLO1 if which == 0 else A_VLO2, rate / k, -np.inf, 0.0,
-                        ctype, wx, wy, wz, k, 1.0, s)
+                        ctype, wx, wy, wz, k, 1.0, eps, s)
             err = max(err, -rate)
             corrected = True
         elif phi >= hi - 1e-9 and rate > eps:
             _accumulate(B, J, j, A_VHI1 if which == 0 else A_VHI2, rate / k, 0.0, np.inf,
-                        ctype, wx, wy, wz, k, 1.0, s)
+                        ctype, wx, wy, wz, k, 1.0, eps, s)
             err = max(err, rate)
             corrected = True
     return err, corrected

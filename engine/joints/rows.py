@@ -12,7 +12,7 @@ from ..jitopts import NO_REFCOUNT
 from ..impulses import angular_impulse_to, dynamic, impulse_to
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def axis_now(B, J, j, side, c):
     """World direction of column c of joint j's frame in body `side`, at time t."""
     b = J.body[j, side]
@@ -25,7 +25,7 @@ def axis_now(B, J, j, side, c):
             r[2, 0] * f[0, c] + r[2, 1] * f[1, c] + r[2, 2] * f[2, c])
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def axis_ahead(B, J, j, side, c):
     """The same direction at t + h: M_rot R f (the body's look-ahead cache must be fresh)."""
     x, y, z = axis_now(B, J, j, side, c)
@@ -37,17 +37,17 @@ def axis_ahead(B, J, j, side, c):
             m[2, 0] * x + m[2, 1] * y + m[2, 2] * z)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def dot(ax, ay, az, bx, by, bz):
     return ax * bx + ay * by + az * bz
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def quad(m, x, y, z, u, v, w):
     """x^T m u for a 3x3 m."""
     return x * (m[0, 0] * u + m[0, 1] * v + m[0, 2] * w) \
@@ -112,7 +112,7 @@ def push_linear(B, J, j, arm_a, arm_b, px, py, pz):
                arm_b[0], arm_b[1], arm_b[2], -px, -py, -pz)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_REFCOUNT)
 def angular_velocity_of(B, b):
     if not dynamic(B.static, b):
         return 0.0, 0.0, 0.0

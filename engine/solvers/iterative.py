@@ -31,7 +31,7 @@ from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_M
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
                      T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL)
 
-GROWTH = 2.0  # a cycle whose largest error is this factor above the previous one diverges
+GROWING_CYCLES = 3  # the iteration diverges when its largest error rises this often in a row
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -90,6 +90,7 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
     cycles = 0
     cycle_max = 0.0
     prev_max = np.inf
+    rising = 0
     ok = True
     while since < items:
         if checks >= max_checks:
@@ -131,8 +132,10 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
             idx = 0
         if in_cycle == items:
             cycles += 1
-            if may_abort and (not np.isfinite(cycle_max)
-                              or (cycles >= 2 and cycle_max > prev_max * GROWTH)):
+            # diverging: not finite, or the largest error (above eps) grew in GROWING_CYCLES
+            # cycles in a row -- single rises are normal Gauss-Seidel behaviour
+            rising = rising + 1 if (cycle_max > prev_max and cycle_max >= eps) else 0
+            if may_abort and (not np.isfinite(cycle_max) or rising >= GROWING_CYCLES):
                 ok = False
                 break
             prev_max = cycle_max
