@@ -47,6 +47,7 @@ Work = namedtuple("Work", [
     "lin_val",       # (g+e, 3, 3) K blocks, then D (diagonal) and L (off-diagonal)
     "lin_a",         # (e, 3, 3) A_ik kept for the updates
     "lin_dinv",      # (g, 3, 3) D_k^-1
+    "lin_scale",     # (g,) largest entry of K_kk (singular pivot test)
     "lin_y",         # (g, 3) right side / solution
     # tree: nodes, links, values
     "tr_order",      # (N,) node codes, children first: b >= 0 body, -(j+1) joint j
@@ -166,7 +167,7 @@ def _linear(B, J, glob, dyn):
         lin_con_rj=con[:, 2].copy(), lin_con_rs=con[:, 3].copy(),
         lin_con_cj=con[:, 4].copy(), lin_con_cs=con[:, 5].copy(),
         lin_val=np.zeros((g + ne, 3, 3)), lin_a=np.zeros((ne, 3, 3)),
-        lin_dinv=np.zeros((g, 3, 3)), lin_y=np.zeros((g, 3)))
+        lin_dinv=np.zeros((g, 3, 3)), lin_scale=np.zeros(g), lin_y=np.zeros((g, 3)))
 
 
 def _tree(B, J, glob, dyn):

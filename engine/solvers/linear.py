@@ -22,6 +22,8 @@ from ..impulses import impulse_to, invert3
 from ..jitopts import NO_REFCOUNT
 from .graph import C_FACTOR_OPS
 
+PIVOT_TOL = 1e-9  # relative size of a pivot block below which K counts as singular
+
 
 @njit(cache=True, inline='always')
 def add_k_pair(static, inv_mass, inv_inertia_w, c, r1x, r1y, r1z, r2x, r2y, r2z, sign, out):
@@ -54,9 +56,20 @@ def factor(W, arm, inv_mass, inv_inertia_w, static):
                    arm[cj, cs, 2], 1.0 if rs == cs else -1.0, val[W.lin_con_slot[q]])
     col_ptr, upd_ptr = W.lin_col_ptr, W.lin_upd_ptr
     ua, ub, ud = W.lin_upd_a, W.lin_upd_b, W.lin_upd_dst
+    for k in range(g):
+        big = 0.0
+        for r in range(3):
+            for c in range(3):
+                big = max(big, abs(val[k, r, c]))
+        W.lin_scale[k] = big
     ops = 0
     for k in range(g):
-        if not invert3(val[k], dinv[k]):
+        # a pivot that the updates cancelled down to roundoff: the joint is redundant
+        big = 0.0
+        for r in range(3):
+            for c in range(3):
+                big = max(big, abs(val[k, r, c]))
+        if big <= PIVOT_TOL * W.lin_scale[k] or not invert3(val[k], dinv[k]):
             return False
         for e in range(col_ptr[k], col_ptr[k + 1]):
             s = g + e

@@ -73,7 +73,8 @@ def ensure_factor(B, J, W, solver):
     if solver == LINEAR:
         ok = linear.factor(W, J.arm, B.inv_mass, B.inv_inertia_w, B.static)
     else:
-        ok = tree.factor(W, J.body, J.arm, B.inv_mass, B.inv_inertia_w)
+        ok = tree.factor(W, J.body, J.arm, B.inv_mass, B.inertia_w, B.inv_inertia,
+                         B.inv_inertia_w)
     W.fact_kind[0] = solver
     W.fact_ok[0] = 1 if ok else 0
     W.count[C_FACTORS] += 1

@@ -14,9 +14,10 @@ fill-in: each node has only its parent left when it is eliminated.
 
 Factor (children first), with W_b = diag(E/m, A) the body's inverse mass:
     body b:   D_b = M_b + S_b,  S_b = sum over child joints j of G_jb^T E_j G_jb,
-              D_b^-1 = (E + W_b S_b)^-1 W_b   (never forms M_b: A may be singular, i.e.
-              zero moments J = 0 act as in the iterative solver; E + W S is invertible
-              because W S has no negative eigenvalues)
+              D_b^-1 by a 6x6 Cholesky of M_b + S_b; for a body with a zero principal
+              moment (A singular: J = 0 acts as in the iterative solver, no response about
+              that axis) as (E + W_b S_b)^-1 W_b instead, which never forms M_b (E + W S is
+              invertible because W S has no negative eigenvalues)
     joint j:  D_j = -G_jc D_c^-1 G_jc^T (c its child body),  E_j = -D_j^-1
               (E_j^-1 is the articulated K matrix of the joint).
 Solve (x = right side; z = the solution):
@@ -72,20 +73,67 @@ def _gauss_jordan6(a, n_rhs):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _body_dinv(W, b, inv_mass, inv_inertia_w):
-    """D_b^-1 = (E + W_b S_b)^-1 W_b (or W_b for a body without child joints)."""
+def _spd_inverse6(a, out, b):
+    """out[b] = a[:, :6]^-1 for a symmetric positive definite a (Cholesky a = L L^T in the
+    lower triangle of a, L^-1 in a[:, 6:12], then L^-T L^-1). False if not positive."""
+    for j in range(6):
+        d = a[j, j]
+        for k in range(j):
+            d -= a[j, k] * a[j, k]
+        if not d > 0.0:
+            return False
+        d = d ** 0.5
+        a[j, j] = d
+        for i in range(j + 1, 6):
+            v = a[i, j]
+            for k in range(j):
+                v -= a[i, k] * a[j, k]
+            a[i, j] = v / d
+    for j in range(6):  # columns of L^-1 (lower triangular)
+        for i in range(6):
+            if i < j:
+                a[i, 6 + j] = 0.0
+                continue
+            v = 1.0 if i == j else 0.0
+            for k in range(j, i):
+                v -= a[i, k] * a[k, 6 + j]
+            a[i, 6 + j] = v / a[i, i]
+    for i in range(6):  # (L^-T L^-1)_ic = sum_k>=max(i,c) Linv_ki Linv_kc
+        for c in range(i, 6):
+            v = 0.0
+            for k in range(c, 6):
+                v += a[k, 6 + i] * a[k, 6 + c]
+            out[b, i, c] = v
+            out[b, c, i] = v
+    return True
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _body_dinv(W, b, inv_mass, inertia_w, inv_inertia, inv_inertia_w):
+    """D_b^-1 = (M_b + S_b)^-1 by Cholesky where M_b is regular (every principal moment > 0),
+    else (E + W_b S_b)^-1 W_b by Gauss-Jordan; W_b itself for a body without child joints."""
     dinv = W.tr_dinv
     im = inv_mass[b]
-    for r in range(6):
-        for c in range(6):
-            dinv[b, r, c] = 0.0
-    for i in range(3):
-        dinv[b, i, i] = im
-        for c in range(3):
-            dinv[b, 3 + i, 3 + c] = inv_inertia_w[b, i, c]
     if W.tr_nchild[b] == 0:
+        for r in range(6):
+            for c in range(6):
+                dinv[b, r, c] = 0.0
+        for i in range(3):
+            dinv[b, i, i] = im
+            for c in range(3):
+                dinv[b, 3 + i, 3 + c] = inv_inertia_w[b, i, c]
         return True
     a, s = W.tr_gj, W.tr_s
+    if inv_inertia[b, 0] > 0.0 and inv_inertia[b, 1] > 0.0 and inv_inertia[b, 2] > 0.0:
+        for r in range(6):
+            for c in range(r + 1):
+                v = s[b, r, c]
+                if r < 3 and c == r:
+                    v += 1.0 / im
+                elif r >= 3 and c >= 3:
+                    v += inertia_w[b, r - 3, c - 3]
+                a[r, c] = v
+        return _spd_inverse6(a, dinv, b)
     for r in range(6):  # [E + W S | W]
         for c in range(6):
             if r < 3:
@@ -95,7 +143,12 @@ def _body_dinv(W, b, inv_mass, inv_inertia_w):
                     + inv_inertia_w[b, r - 3, 1] * s[b, 4, c] \
                     + inv_inertia_w[b, r - 3, 2] * s[b, 5, c]
             a[r, c] = v + (1.0 if r == c else 0.0)
-            a[r, 6 + c] = dinv[b, r, c]
+            w = 0.0
+            if r < 3 and c == r:
+                w = im
+            elif r >= 3 and c >= 3:
+                w = inv_inertia_w[b, r - 3, c - 3]
+            a[r, 6 + c] = w
     if not _gauss_jordan6(a, 6):
         return False
     for r in range(6):  # symmetric in exact arithmetic: keep it so
@@ -105,7 +158,7 @@ def _body_dinv(W, b, inv_mass, inv_inertia_w):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def factor(W, body, arm, inv_mass, inv_inertia_w):
+def factor(W, body, arm, inv_mass, inertia_w, inv_inertia, inv_inertia_w):
     """Block LDL^T of Baraff's matrix in the children-first order. False if singular."""
     s_acc, dinv, e_mat, k3 = W.tr_s, W.tr_dinv, W.tr_e, W.tr_gj
     order = W.tr_order
@@ -119,7 +172,7 @@ def factor(W, body, arm, inv_mass, inv_inertia_w):
     for q in range(order.shape[0]):
         node = order[q]
         if node >= 0:
-            if not _body_dinv(W, node, inv_mass, inv_inertia_w):
+            if not _body_dinv(W, node, inv_mass, inertia_w, inv_inertia, inv_inertia_w):
                 return False
             ops += 1
             continue
