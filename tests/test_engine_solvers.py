@@ -181,3 +181,32 @@ def test_scene_setting_and_cli_choose_the_solver(tmp_path, capsys):
                      "--solver", "linear", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["max_position_error"] <= 1e-5 and out["cycles_per_step_mean"] <= 4
+
+
+def test_bench_tree_rows_for_ours(monkeypatch):
+    from engine import benchmarks
+    monkeypatch.setattr(benchmarks, "TREE_SECONDS", 0.2)
+    row = benchmarks._tree_ours(31, "tree", 1e-6)
+    assert row["sim_s"] == pytest.approx(0.2, abs=0.04) and row["stable"]
+    assert row["max_gap_m"] <= 1e-6 and row["cap_stops"] == 0
+    assert "tree" in benchmarks.BENCHMARKS
+
+
+def test_peer_models_match_our_scene():
+    """MuJoCo's reduced-coordinate model built from tree_31 starts with our energy and, with
+    RK4, keeps a leaf within a few mm of our tree solver after 1 s (different integrators)."""
+    mujoco = pytest.importorskip("mujoco")
+    from engine import peers
+    w = _world("tree_31.json", "tree", 1e-6)
+    e0 = sum(w.energy())
+    m = mujoco.MjModel.from_xml_string(peers.mjcf_tree(w, "RK4"))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert d.energy.sum() == pytest.approx(e0, rel=1e-9)
+    times, gaps, energy = peers.run_mujoco(mujoco, w, peers.mjcf_connect(w), 3)
+    assert len(times) == 3 and np.isfinite(energy).all()
+    for _ in range(30):
+        mujoco.mj_step(m, d)
+    w.run(30)
+    leaf = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "b30")
+    assert np.abs(d.xpos[leaf] - w.B.pos[30]).max() < 5e-3
