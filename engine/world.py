@@ -254,7 +254,7 @@ class World:
         energy = np.zeros(steps + 1)
         arr = self.settings.to_array(self.h_prev)
         work = self.solver_work()
-        iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec, work)  # load the JIT
+        iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec, work)  # JIT
         t0 = _time.perf_counter()
         iterative.run(self.B, self.J, self.Sp, arr, steps, stats, energy, max(record_every, 1),
                       *rec, work)

@@ -210,3 +210,49 @@ def test_peer_models_match_our_scene():
     w.run(30)
     leaf = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "b30")
     assert np.abs(d.xpos[leaf] - w.B.pos[30]).max() < 5e-3
+
+
+@pytest.mark.parametrize("solver", GLOBAL)
+def test_anytime_budget_stops_the_rounds(solver):
+    """An unreachable tolerance with a tiny time budget: every step still completes, after
+    one round, and reports the budget stop and its residual."""
+    w = _world("tree_63.json", solver, 1e-14)
+    w.settings.time_budget_ms = 1e-6
+    r = w.run(10)
+    assert np.isfinite(w.body_pos).all()
+    assert (r.stats[:, S.T_BUDGET_HIT] >= 1).all()
+    assert r.stats[:, S.T_SWEEPS].max() == 1 and r.stats[:, S.T_HALVINGS].sum() == 0
+    assert r.stats[:, S.T_RESIDUAL].max() < 1e-3
+
+
+def _star(k, solver):
+    from engine.world import World
+    w = World({"h": 1 / 30, "solver": solver, "eps_pos": 1e-6, "eps_vel": 1e-6})
+    w.add_body({"name": "hub", "shape": {"type": "sphere", "radius": 0.3}, "mass": 5.0,
+                "position": [0, 3, 0]})
+    w.add_joint({"name": "top", "type": "ball", "bodies": ["world", "hub"],
+                 "anchor": [0, 3.3, 0]})
+    for i in range(k):
+        a = 2 * np.pi * i / k
+        d = np.array([np.cos(a), -0.3, np.sin(a)])
+        d /= np.linalg.norm(d)
+        p = np.array([0, 3, 0]) + 0.3 * d
+        w.add_body({"name": f"s{i}", "shape": {"type": "box", "size": [0.1, 0.1, 0.1]},
+                    "mass": 0.2, "position": list(p + 0.4 * d)})
+        w.add_joint({"name": f"j{i}", "type": "ball", "bodies": ["hub", f"s{i}"],
+                     "anchor": list(p)})
+    return w
+
+
+def test_star_tree_stays_linear_where_the_joint_matrix_fills_in():
+    """One hub with k spokes: in K all k joints couple (a dense block), so the joint-space
+    LDL^T costs O(k^3); Baraff's body/joint graph stays O(k). Same motion from both."""
+    ops = {}
+    for solver in GLOBAL:
+        for k in (16, 64):
+            w = _star(k, solver)
+            r = w.run(5)
+            assert r.stats[:, S.T_RESIDUAL].max() <= 1e-6 * (1 + 1e-9)
+            ops[solver, k] = w.solver_work().count[graph.C_FACTOR_OPS]
+    assert ops["tree", 64] / ops["tree", 16] < 1.2 * 64 / 16
+    assert ops["linear", 64] / ops["linear", 16] > (64 / 16) ** 2
