@@ -256,3 +256,33 @@ def test_star_tree_stays_linear_where_the_joint_matrix_fills_in():
             ops[solver, k] = w.solver_work().count[graph.C_FACTOR_OPS]
     assert ops["tree", 64] / ops["tree", 16] < 1.2 * 64 / 16
     assert ops["linear", 64] / ops["linear", 16] > (64 / 16) ** 2
+
+
+def test_iterated_springs_are_visited_by_the_global_solvers():
+    """No joints, one spring in `iterated` mode: the rounds run the spring visits exactly
+    as the iterative loop does."""
+    pos = {}
+    for solver in SOLVERS:
+        w = _world("mass_spring.json", solver)
+        w.settings.spring_mode = "iterated"
+        w.settings.eps_pos = 1e-10
+        r = w.run(300, record_every=1)
+        assert r.stats[:, S.T_IMPULSES].sum() > 0 and r.stats[:, S.T_CHECKS].min() >= 1
+        pos[solver] = r.pos
+    assert np.abs(pos["linear"] - pos["iterative"]).max() < 1e-12
+    assert np.abs(pos["tree"] - pos["iterative"]).max() < 1e-12
+
+
+def test_joints_of_other_families_go_to_the_gauss_seidel_visits():
+    """A joint whose kind is not BALL (families of engine/joints/ other than ball) is not
+    put into the global matrix or the tree; the global joints still solve exactly."""
+    w = _world("double_pendulum.json", "tree")
+    w.J.kind[1] = 99  # a family the global solvers do not know (dispatch: no-op)
+    W = w.solver_work()
+    assert list(W.lin_other) == [1] and list(W.tr_other) == [1]
+    assert list(W.lin_joint) == [0] and list(W.tr_joint) == [0]
+    for solver in GLOBAL:
+        w.settings.solver = solver
+        w.run(10)
+        assert np.isfinite(w.body_pos).all()
+        assert w.J.err[0] < w.settings.eps_pos
