@@ -72,7 +72,7 @@ Work = namedtuple("Work", [
     "fact_mass",     # (n, 4) inverse mass, inverse principal moments
     "fact_kind",     # (1,) solver whose factorisation is current (0: none)
     "fact_ok",       # (1,) 1 if that factorisation succeeded (no singular pivot)
-    "count",         # (4,) block operations of the last factorisation, factorisations, solves
+    "count",         # (3,) block operations of the last factorisation, factorisations, solves
 ])
 
 C_FACTOR_OPS, C_FACTORS, C_SOLVES = 0, 1, 2
@@ -250,7 +250,7 @@ def build(B, J):
     parts["tr_other"] = np.asarray(sorted(other + closing), dtype=np.int64)
     parts.update(fact_rot=np.zeros((n, 3, 3)), fact_arm=np.zeros((m, 2, 3)),
                  fact_mass=np.zeros((n, 4)), fact_kind=np.zeros(1, dtype=np.int64),
-                 fact_ok=np.zeros(1, dtype=np.int64), count=np.zeros(4, dtype=np.int64))
+                 fact_ok=np.zeros(1, dtype=np.int64), count=np.zeros(3, dtype=np.int64))
     return Work(**parts)
 
 
