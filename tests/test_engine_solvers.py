@@ -286,3 +286,15 @@ def test_joints_of_other_families_go_to_the_gauss_seidel_visits():
         w.run(10)
         assert np.isfinite(w.body_pos).all()
         assert w.J.err[0] < w.settings.eps_pos
+
+
+def test_bench_tree_without_peers_prints_one_line(monkeypatch, capsys):
+    from engine import benchmarks, peers
+    monkeypatch.setattr(benchmarks, "TREE_SECONDS", 0.2)
+    monkeypatch.setattr(benchmarks, "TREE_SIZES", (31,))
+    monkeypatch.setattr(benchmarks, "TREE_METHODS", (("tree", 1e-6),))
+    monkeypatch.setattr(peers, "available", lambda: (None, None))
+    rows = benchmarks.tree()
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("peers skipped")
+    assert [r["method"] for r in rows] == ["tree (1e-06)"]
