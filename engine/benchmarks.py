@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from . import state as S
 from .metrics import run_summary
 from .scene import load_scene
 
@@ -40,7 +41,88 @@ def chain8():
     return rows
 
 
-BENCHMARKS = {"chain8": chain8}
+TREE_SIZES = (31, 63, 127, 255)
+TREE_METHODS = (("iterative", 1e-3), ("iterative", 1e-6), ("linear", 1e-6), ("tree", 1e-6))
+TREE_SECONDS = 10.0     # simulated per combination ...
+TREE_WALL_LIMIT = 15.0  # ... unless its wall time passes this (sim_s then says how far)
+GAP_LIMIT = 0.01        # stable: finite, every joint gap < 1 cm, and the energy never
+ENERGY_RISE = 0.01      # rises above E(0) + 1 % |E(0)| (no damping: a rise is instability)
+
+
+def _stable(gap_max, energy):
+    e0 = energy[0]
+    return bool(np.isfinite(energy).all() and gap_max < GAP_LIMIT
+                and energy.max() <= e0 + ENERGY_RISE * abs(e0))
+
+
+def _tree_ours(n, solver, eps):
+    world = load_scene(_scene(f"tree_{n}.json"))
+    world.settings.solver = solver
+    world.settings.eps_pos = world.settings.eps_vel = eps
+    chunk = int(round(0.2 / world.settings.h))
+    total = int(round(TREE_SECONDS / world.settings.h))
+    stats, energy, wall = [], [np.array([sum(world.energy())])], 0.0
+    while sum(len(s) for s in stats) < total and wall < TREE_WALL_LIMIT:
+        r = world.run(chunk)
+        stats.append(r.stats)
+        energy.append(r.energy[1:])
+        wall += r.wall_time
+    st, energy = np.concatenate(stats), np.concatenate(energy)
+    gap = float(st[:, S.T_RESIDUAL].max())
+    return {
+        "benchmark": "tree", "joints": n, "method": f"{solver} ({eps:g})",
+        "sim_s": round(st.shape[0] * world.settings.h, 2),
+        "ms_per_step": round(1e3 * wall / st.shape[0], 3),
+        "ms_median": round(float(np.median(st[:, S.T_SOLVE_NS])) * 1e-6, 3),
+        "max_gap_m": gap, "rounds_per_step": round(float(st[:, S.T_SWEEPS].mean()), 1),
+        "energy_rise_J": round(float(energy.max() - energy[0]), 3),
+        "cap_stops": int(st[:, S.T_BUDGET_HIT].sum()), "halvings": int(st[:, S.T_HALVINGS].sum()),
+        "stable": _stable(gap, energy),
+    }
+
+
+def tree():
+    """Bender's Table 1 on this machine: trees of 31..255 ball joints, h = 1/30; iterative
+    at 1e-3 and 1e-6, linear and O(n) at 1e-6; then the peers on the same models if the
+    `peers` extra is installed. ms_per_step: mean wall time per step; ms_median: median of
+    the steps' own timers (robust when the machine is shared)."""
+    from . import peers
+    warm = load_scene(_scene("tree_31.json"))  # JIT warm-up outside the measurement
+    for solver in ("iterative", "linear", "tree"):
+        warm.settings.solver = solver
+        warm.run(5)
+    rows = [_tree_ours(n, solver, eps) for n in TREE_SIZES for solver, eps in TREE_METHODS]
+    ours = {r["joints"]: r["ms_per_step"] for r in rows if r["method"].startswith("tree")}
+    mujoco, pybullet = peers.available()
+    if mujoco is None or pybullet is None:
+        print("peers skipped: install the `peers` extra (mujoco, pybullet) to compare")
+    for n in TREE_SIZES:
+        world = load_scene(_scene(f"tree_{n}.json"))
+        steps = int(round(TREE_SECONDS / world.settings.h))
+        runs = []
+        if mujoco is not None:
+            for name, xml in (("mujoco ball euler", peers.mjcf_tree(world, "Euler")),
+                              ("mujoco ball rk4", peers.mjcf_tree(world, "RK4")),
+                              ("mujoco connect euler", peers.mjcf_connect(world, "Euler"))):
+                runs.append((name, peers.run_mujoco(mujoco, world, xml, steps)))
+        if pybullet is not None:
+            runs.append(("pybullet p2p", peers.run_pybullet(pybullet, world, steps)))
+        for name, (times, gaps, energy) in runs:
+            ms = 1e3 * float(times.mean())
+            rows.append({
+                "benchmark": "tree", "joints": n, "method": name,
+                "sim_s": round(len(times) * world.settings.h, 2),
+                "ms_per_step": round(ms, 3), "ms_median": round(1e3 * float(np.median(times)), 3),
+                "max_gap_m": float(gaps.max()) if len(gaps) else float("nan"),
+                "energy_rise_J": round(float(energy.max() - energy[0]), 3),
+                "stable": _stable(float(np.nanmax(gaps)) if len(gaps) else np.inf, energy)
+                and len(times) == steps,
+                "ours_tree_over_peer": round(ours[n] / ms, 2),
+            })
+    return rows
+
+
+BENCHMARKS = {"chain8": chain8, "tree": tree}
 
 
 def format_table(rows):

@@ -37,7 +37,7 @@ def sim_parser():
     p.add_argument("scene", help="scene file (.json)")
     p.add_argument("--duration", type=_positive(float), default=10.0, help="seconds (default 10)")
     p.add_argument("--h", type=_positive(float), help="time step [s] (default: the scene's)")
-    p.add_argument("--solver", choices=["iterative"], help="joint solver")
+    p.add_argument("--solver", choices=["iterative", "linear", "tree"], help="joint solver")
     p.add_argument("--eps-pos", type=_positive(float), help="position tolerance Dmax [m]")
     p.add_argument("--eps-vel", type=_positive(float), help="velocity tolerance Vmax [m/s]")
     p.add_argument("--trajectory", metavar="OUT.csv", help="write the motion of every dynamic body")

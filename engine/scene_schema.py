@@ -150,7 +150,7 @@ SETTINGS = {
     "properties": {
         "h": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
         "gravity": _vec3,
-        "solver": {"enum": ["iterative"]},
+        "solver": {"enum": ["iterative", "linear", "tree"]},
         "eps_pos": _pos,
         "eps_vel": _pos,
         "max_iterations": {"type": "integer", "minimum": 1},

@@ -4,6 +4,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from . import state as S
+from .solvers import SOLVERS
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Settings:
         a[S.S_H_PREV] = h_prev
         a[S.S_GX:S.S_GX + 3] = self.gravity
         a[S.S_TIME] = time
+        a[S.S_SOLVER] = SOLVERS.index(self.solver)
         return a
 
     def to_dict(self):

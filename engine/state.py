@@ -53,7 +53,8 @@ Springs = namedtuple("Springs", [
 
 # Solver settings passed to kernels as one float array (index constants below).
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
-    S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SIZE = range(15)
+    S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
+    S_SIZE = range(16)
 
 # Statistics of one step, written by the kernels into one float array.
 T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL, \

@@ -14,7 +14,7 @@ from .joint_specs import local_frames, parameters
 from .joints import A_MOTOR, P_SEQ_START
 from .rotations import matrix_to_quat, quat_to_matrix
 from .settings import Settings
-from .solvers import iterative
+from .solvers import graph, iterative
 
 WORLD = "world"
 
@@ -59,6 +59,8 @@ class World:
         self.stats = np.zeros(S.T_SIZE)
         self._order = order
         self.drag = None           # the user's drag (engine/interaction.py), or None
+        self._work = None          # global solvers' structure (solvers/graph.py) and its key
+        self._work_key = None
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -248,13 +250,20 @@ class World:
             n = len(self.models)
             self.B = self.B._replace(pred_series=np.zeros((n, self._order + 1, 3)))
 
+    def solver_work(self):
+        """The global solvers' structure for the current joint graph (rebuilt on changes)."""
+        k = graph.key(self.B, self.J)
+        if k != self._work_key:
+            self._work, self._work_key = graph.build(self.B, self.J), k
+        return self._work
+
     def step(self):
         """Advance by settings.h; statistics of the step in self.stats / self.last_step()."""
         self._check_order()
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
         arr = self.settings.to_array(self.h_prev, self.time)
-        iterative.step(self.B, self.J, self.Sp, arr, self.stats)
+        iterative.step(self.B, self.J, self.Sp, arr, self.stats, self.solver_work())
         self.h_prev = arr[S.S_H_PREV]
         self.time += self.settings.h
 
@@ -270,10 +279,11 @@ class World:
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
         arr = self.settings.to_array(self.h_prev, self.time)
-        iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec)  # load the JIT
+        work = self.solver_work()
+        iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec, work)  # JIT
         t0 = _time.perf_counter()
         iterative.run(self.B, self.J, self.Sp, arr, steps, stats, energy, max(record_every, 1),
-                      *rec)
+                      *rec, work)
         wall = _time.perf_counter() - t0
         self.h_prev = arr[S.S_H_PREV]
         times = self.time + np.arange(rows) * record_every * self.settings.h

@@ -8,6 +8,16 @@ SCENES = os.path.join(ROOT, "scenes")
 sys.path.insert(0, ROOT)
 
 
+def passive(world):
+    """True if nothing in the world adds or removes energy on purpose (no motors, joint
+    springs' dampers, brakes, or spring dampers)."""
+    for jm in world.joint_models + world.spring_models:
+        spec = jm.spec
+        if "motor" in spec or spec.get("damping", 0) or spec.get("spring", {}).get("damping", 0):
+            return False
+    return True
+
+
 @pytest.fixture
 def scene_path():
     return lambda name: os.path.join(SCENES, name)
@@ -24,3 +34,10 @@ def xvfb():
     yield name
     proc.terminate()
     proc.wait(timeout=10)
+
+
+def pytest_sessionstart(session):
+    """Compile the physics kernels once, in this process, before any test starts a
+    subprocess (which then loads numba's cache instead of compiling for minutes)."""
+    from engine.warmup import warm_up
+    warm_up()

@@ -3,6 +3,8 @@ import glob
 import os
 
 import numpy as np
+
+from conftest import passive
 import pytest
 
 from engine import World, load_scene
@@ -110,4 +112,7 @@ def test_every_bundled_scene_runs_10_s_within_tolerance(path):
     assert np.isfinite(r.energy).all()
     assert r.stats[:, 3].max() <= w.settings.eps_pos * (1 + 1e-9)
     assert r.stats[:, 8].sum() == 0  # no budget stops
-    assert np.abs(r.energy - e0).mean() <= 0.5  # J; the 8-chain bound of Table 9.4 at h = 0.01
+    # J: the 8-chain bound of Table 9.4 at h = 0.01; the tree scenes (Bender's Table 1: h = 1/30,
+    # 1e-3 m, total energies of several kJ) get 0.5 % of their energy instead
+    if passive(w):  # motors, brakes and dampers change the energy on purpose
+        assert np.abs(r.energy - e0).mean() <= max(0.5, 0.005 * abs(e0))

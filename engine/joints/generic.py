@@ -27,7 +27,8 @@ from numba import njit
 
 from ..jitopts import NO_REFCOUNT
 from ..impulses import add_k_matrix_of, dynamic, ensure_look_ahead, velocity_at
-from . import (A_HI1, A_HI2, A_LO1, A_LO2, A_MOTOR, A_VHI1, A_VHI2, A_VLO1, A_VLO2,
+from . import (A_HI1, A_HI2, A_LO1, A_LO2, A_MOTOR, A_SERVO_MODE, A_VHI1, A_VHI2, A_VLO1,
+               A_VLO2, SERVO_DEADBEAT, SERVO_PROFILE, SERVO_UNDECIDED,
                COORD_ANGLE_B_Y, COORD_ANGLE_X, COORD_NONE, COORD_OFFSET_X, MOTOR_POSITION,
                MOTOR_VELOCITY, P_BRAKE, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2,
                P_LO1, P_LO2, P_MAX, P_MOTOR, P_RLOCK, P_SEQ_LEN, P_SEQ_REPEAT, P_SEQ_START,
@@ -417,7 +418,12 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s):
                 goal = target_at(J, j, t + h)
                 rate = _rate(B, J, j, ctype, wx, wy, wz, s)
                 change = (goal - ahead) / h
-                if abs(change) > J.param[j, P_MAX] * k * h:
+                # the regime is chosen at the step's first visit and kept for the step, so
+                # the row stays one smooth function during the iteration
+                if J.acc[j, A_SERVO_MODE] == SERVO_UNDECIDED:
+                    J.acc[j, A_SERVO_MODE] = SERVO_PROFILE \
+                        if abs(change) > J.param[j, P_MAX] * k * h else SERVO_DEADBEAT
+                if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
                     vmax = np.sqrt(J.param[j, P_MAX] * k * abs(goal - now))
                     change = min(vmax, max(-vmax, rate + change)) - rate
                 eff = _accumulate(B, J, j, A_MOTOR, -change / k, -cap, cap, ctype,

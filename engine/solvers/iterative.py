@@ -26,12 +26,14 @@ from ..jitopts import NO_REFCOUNT
 from ..joints import BALL, dispatch, generic, spring
 from ..motion import advance_body, world_inertia
 from ..impulses import ensure_look_ahead, velocity_at
+from . import rounds
 from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_MAX_HALVINGS,
-                     S_MAX_SWEEPS, S_ORDER, S_SPRING_ITERATED, S_TIME, S_VEL_CORR, T_BUDGET_HIT,
+                     S_MAX_SWEEPS, S_ORDER, S_SOLVER, S_SPRING_ITERATED, S_TIME, S_VEL_CORR,
+                     T_BUDGET_HIT,
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
                      T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL)
 
-GROWING_CYCLES = 3  # the iteration diverges when its largest error rises this often in a row
+from . import GROWING_CYCLES
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -230,8 +232,9 @@ def residuals(B, J, stats, scratch_rows):
 
 
 @njit(cache=True)
-def step(B, J, Sp, settings, stats):
-    """Advance the world by settings[S_H] (as halves where the iteration diverges)."""
+def step(B, J, Sp, settings, stats, W):
+    """Advance the world by settings[S_H] (as halves where the iteration diverges).
+    W: the global solvers' structure (graph.build); settings[S_SOLVER] picks the solver."""
     t_start = monotonic_ns()
     stats[:] = 0.0
     n = B.pos.shape[0]
@@ -264,8 +267,14 @@ def step(B, J, Sp, settings, stats):
         for j in range(J.kind.shape[0]):
             if J.enabled[j] and J.kind[j] != BALL:
                 generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
-        ok = position_loop(B, J, Sp, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           scratch_arms, scratch_rows, level < max_level)
+        solver = int(settings[S_SOLVER])
+        if solver == 0:
+            ok = position_loop(B, J, Sp, hs, h_prev, settings, stats, scratch_a, scratch_x,
+                               scratch_arms, scratch_rows, level < max_level)
+        else:
+            ok = rounds.position_stage(B, J, Sp, hs, h_prev, settings, stats, scratch_a,
+                                       scratch_x, scratch_arms, scratch_rows, level < max_level,
+                                       W, solver)
         if not ok and level < max_level:
             B.vel[:, :] = save_vel
             B.omega[:, :] = save_omega
@@ -277,7 +286,10 @@ def step(B, J, Sp, settings, stats):
         settings[S_H_PREV] = hs
         prepare(B, J, scratch_r)
         if settings[S_VEL_CORR] != 0.0:
-            velocity_loop(B, J, settings, stats, scratch_rows)
+            if solver == 0:
+                velocity_loop(B, J, settings, stats, scratch_rows)
+            else:
+                rounds.velocity_stage(B, J, settings, stats, scratch_rows, W, solver)
         settings[S_TIME] += hs
         done += units
         if level > 0 and done % (2 * units) == 0:
@@ -309,7 +321,7 @@ def energy(B, Sp, gravity):
 
 @njit(cache=True)
 def run(B, J, Sp, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
-        rec_vel, rec_omega):
+        rec_vel, rec_omega, W):
     """n_steps steps in one call; per-step stats (n_steps, T_SIZE) and total energy
     (n_steps+1,), and every `every`-th state into rec_* (rows = n_steps // every + 1)."""
     gravity = settings[S_GX:S_GX + 3].copy()
@@ -324,7 +336,7 @@ def run(B, J, Sp, settings, n_steps, step_stats, step_energy, every, rec_pos, re
         rec_omega[0] = B.omega
     r = 1
     for s in range(n_steps):
-        step(B, J, Sp, settings, stats)
+        step(B, J, Sp, settings, stats, W)
         step_stats[s, :] = stats
         k, p = energy(B, Sp, gravity)
         step_energy[s + 1] = k + p

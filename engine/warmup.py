@@ -1,0 +1,44 @@
+"""Compile (or load from numba's cache) every physics kernel a session needs, once.
+
+The first run on a new install compiles the kernels (about 2 minutes on a 2-core machine;
+numba caches them next to the sources, later starts take about a second). `python -m
+engine.warmup` does this ahead of time; the test suite calls it at session start so that the
+subprocesses it starts load the cache instead of each compiling on their own.
+"""
+import time
+
+import numpy as np
+
+
+def warm_up():
+    from .scene import scene_to_world
+    doc = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
+           "bodies": [{"name": "a", "shape": {"type": "box", "size": [0.4, 0.1, 0.1]},
+                       "mass": 1.0, "position": [0.2, 0, 0]},
+                      {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+                       "position": [0.6, 0, 0]}],
+           "joints": [{"name": "h", "type": "hinge", "bodies": ["world", "a"],
+                       "anchor": [0, 0, 0], "axis": [0, 0, 1], "limits": {"lower": -1},
+                       "motor": {"mode": "position", "target": 0.1, "max_force": 5},
+                       "spring": {"stiffness": 1.0}},
+                      {"name": "ball", "type": "ball", "bodies": ["a", "b"], "anchor": [0.4, 0, 0]},
+                      {"name": "s", "type": "spring", "bodies": ["world", "b"],
+                       "anchor": [0.6, 0, 0], "stiffness": 1.0, "damping": 0.1}]}
+    for mode in ("approximate", "iterated"):
+        w = scene_to_world(doc)
+        w.settings.spring_mode = mode
+        w.step()
+        w.run(2, record_every=1)
+        w.energy()
+        w.joint_coordinates("h")
+    return w
+
+
+def main():
+    t = time.perf_counter()
+    warm_up()
+    print(f"physics kernels ready in {time.perf_counter() - t:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
