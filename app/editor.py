@@ -9,6 +9,7 @@ rejected edit (ValueError naming the problem) leaves the world as it was.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 import copy
 from typing import Callable
 
@@ -67,15 +68,18 @@ def unique_name(taken, base: str) -> str:
     return f"{stem}_{i}"
 
 
-class Command:
+class Command(ABC):
+    """One undoable change of the world."""
     label = "edit"
     structural = True          # changes which bodies/joints exist (history snapshots go stale)
 
+    @abstractmethod
     def do(self, world) -> None:
-        raise NotImplementedError
+        """Apply the change."""
 
+    @abstractmethod
     def undo(self, world) -> None:
-        raise NotImplementedError
+        """Take the change back exactly."""
 
 
 # ---------------------------------------------------------------- bodies

@@ -367,16 +367,24 @@ def target_at(J, j, t):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def _limit(J, j, which):
+    """(coordinate type, lower, upper) of limit `which` (0, 1); type COORD_NONE if none."""
+    ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
+    if J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+        ctype = COORD_NONE
+    return ctype, J.param[j, P_LO1 if which == 0 else P_LO2], \
+        J.param[j, P_HI1 if which == 0 else P_HI2]
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def limit_and_motor_rows(B, J, j, h, eps, t, s):
     """Look-ahead visit of the limit rows and the motor row (position stage)."""
     err = 0.0
     corrected = False
     for which in range(2):
-        ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
-        if ctype == COORD_NONE or J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+        ctype, lo, hi = _limit(J, j, which)
+        if ctype == COORD_NONE:
             continue
-        lo = J.param[j, P_LO1 if which == 0 else P_LO2]
-        hi = J.param[j, P_HI1 if which == 0 else P_HI2]
         phi, wx, wy, wz = coordinate(B, J, j, ctype, True)
         k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
         if k <= 0.0:
@@ -438,11 +446,9 @@ def limit_velocity_rows(B, J, j, eps, s):
     err = 0.0
     corrected = False
     for which in range(2):
-        ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
-        if ctype == COORD_NONE or J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+        ctype, lo, hi = _limit(J, j, which)
+        if ctype == COORD_NONE:
             continue
-        lo = J.param[j, P_LO1 if which == 0 else P_LO2]
-        hi = J.param[j, P_HI1 if which == 0 else P_HI2]
         phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
         rate = _rate(B, J, j, ctype, wx, wy, wz, s)
         k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
@@ -545,10 +551,9 @@ def error_now(B, J, j, s):
         n, e0, e1, e2 = _rotation_error(B, J, j, rmask, False, s[0])
         err = max(err, np.sqrt(e0 * e0 + e1 * e1 + e2 * e2))
     for which in range(2):
-        ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
-        if ctype == COORD_NONE or J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+        ctype, lo, hi = _limit(J, j, which)
+        if ctype == COORD_NONE:
             continue
         phi = coordinate(B, J, j, ctype, False)[0]
-        err = max(err, J.param[j, P_LO1 if which == 0 else P_LO2] - phi,
-                  phi - J.param[j, P_HI1 if which == 0 else P_HI2])
+        err = max(err, lo - phi, phi - hi)
     return err
