@@ -4,6 +4,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from app.editor import EditSettings
+from engine.solvers import SOLVERS
 from app.ui import widgets as W
 from app.ui.layout import place
 
@@ -15,7 +16,11 @@ def draw_solver_panel(app) -> None:
         imgui.push_item_width(-125)
         s = app.session.world.settings
         changes = {}
-        imgui.text(f"solver: {s.solver}")
+        commit, v = W.combo("solver", s.solver, list(SOLVERS))
+        if commit:
+            changes["solver"] = v
+        W.help_marker("iterative: Gauss-Seidel with look-ahead; linear: global block system; "
+                      "tree: O(n) for trees (loops solved around a spanning tree)")
         commit, v = W.edit_sci("h [s]", "set.h", s.h)
         if commit and 0 < v <= 1:
             changes["h"] = v
