@@ -193,10 +193,12 @@ def test_drag_moves_body_and_release_lets_it_fall(app, tmp_path):
     assert w.body_pos[crate][1] < y_release - 0.1         # let go: it falls
 
 
-def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path):
+@pytest.mark.parametrize("kind", ["ball", "hinge"])
+def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path, kind):
     open_scene(app, write(tmp_path, "two.json", two_boxes()))
     w = app.session.world
     a, b = w.body_index("a"), w.body_index("b")
+    app.joint_tool.kind = kind            # what the type combo sets
     click_button(app, "joint.start")
     assert app.joint_tool.active
     for body in (a, b):
@@ -206,7 +208,9 @@ def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path):
         pump(app, 3)
     assert wait_until(lambda: len(w.joint_names) == 1, lambda: pump(app))
     spec = w.joint_models[0].spec
-    assert spec["type"] == "ball" and spec["bodies"] == ["a", "b"]
+    assert spec["type"] == kind and spec["bodies"] == ["a", "b"]
+    if kind == "hinge":                   # axis along the view direction
+        assert np.allclose(spec["axis"], -app.viewer.camera.direction)
     ax, ay, az = spec["anchor"]                              # the clicked point on b's front face
     assert abs(az - 0.2) < 1e-3 and 0.3 < ax < 0.7 and abs(ay - 1.0) < 0.2
     assert app.selection == ("joint", spec["name"])

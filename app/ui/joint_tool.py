@@ -10,7 +10,7 @@ from app.ui import widgets as W
 from app.world_specs import all_joint_names
 
 
-AXIS_TYPES = {"hinge", "slider", "cylindrical", "universal", "prismatic", "revolute"}
+AXIS_TYPES = {"hinge", "slider", "cylindrical", "universal", "rail", "planar", "generic"}
 
 
 def joint_types() -> list[str]:
