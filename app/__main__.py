@@ -76,6 +76,9 @@ def view(argv) -> int:
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("view", "sim", "bench") or argv[0].endswith(".json"):
+        from engine.warmup import announce_first_compile
+        announce_first_compile()
     if not argv:
         sys.exit(view([]))
     cmd = argv[0]

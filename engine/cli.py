@@ -140,6 +140,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("impulse: interrupted", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        sys.stderr = open(os.devnull, "w")
+        return 0
     except Exception as e:  # one line, never a traceback
         print(f"impulse {argv[0]}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

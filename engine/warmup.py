@@ -10,6 +10,22 @@ import time
 import numpy as np
 
 
+def kernels_cached():
+    """True if numba's cache already holds the step kernel (a later start loads in ~1 s)."""
+    import glob
+    import os
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solvers", "__pycache__")
+    return bool(glob.glob(os.path.join(folder, "iterative.step-*.nbi")))
+
+
+def announce_first_compile(stream=None):
+    """One line on stderr before the first compilation, so a first start does not look hung."""
+    import sys
+    if not kernels_cached():
+        print("impulse: compiling the physics kernels once (about 2 minutes on 2 cores; later "
+              "starts take a second)...", file=stream or sys.stderr, flush=True)
+
+
 def warm_up():
     from .scene import scene_to_world
     doc = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
