@@ -33,7 +33,7 @@ from . import (A_HI1, A_HI2, A_LO1, A_LO2, A_MOTOR, A_SERVO_MODE, A_VHI1, A_VHI2
                MOTOR_VELOCITY, P_BRAKE, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2,
                P_LO1, P_LO2, P_MAX, P_MOTOR, P_RLOCK, P_SEQ_LEN, P_SEQ_REPEAT, P_SEQ_START,
                P_SPRING_C, P_SPRING_K, P_SPRING_REST, P_TARGET, P_TLOCK)
-from .rows import (angular_mass, angular_velocity_of, axis_ahead, axis_now, cross, dot,
+from .rows import (angular_mass, angular_velocity_of, axis_at, cross, dot,
                    push_angular, push_linear, quad, solve3)
 
 
@@ -90,10 +90,7 @@ def _locked_axes(B, J, j, mask, ahead, axes):
     n = 0
     for c in range(3):
         if mask & (1 << c):
-            if ahead:
-                x, y, z = axis_ahead(B, J, j, 0, c)
-            else:
-                x, y, z = axis_now(B, J, j, 0, c)
+            x, y, z = axis_at(B, J, j, 0, c, ahead)
             axes[n, 0], axes[n, 1], axes[n, 2] = x, y, z
             n += 1
     return n
@@ -159,12 +156,8 @@ def _rotation_error(B, J, j, mask, ahead, axes):
             for c in range(3):
                 e[r, c] = 0.0
         for col in range(3):
-            if ahead:
-                ax, ay, az = axis_ahead(B, J, j, 0, col)
-                bx, by, bz = axis_ahead(B, J, j, 1, col)
-            else:
-                ax, ay, az = axis_now(B, J, j, 0, col)
-                bx, by, bz = axis_now(B, J, j, 1, col)
+            ax, ay, az = axis_at(B, J, j, 0, col, ahead)
+            bx, by, bz = axis_at(B, J, j, 1, col, ahead)
             a = (ax, ay, az)
             bb = (bx, by, bz)
             for r in range(3):
@@ -188,12 +181,8 @@ def _rotation_error(B, J, j, mask, ahead, axes):
             locked += 1
     if locked == 2:
         k = 0 if not mask & 1 else (1 if not mask & 2 else 2)   # the free axis
-        if ahead:
-            ax, ay, az = axis_ahead(B, J, j, 0, k)
-            bx, by, bz = axis_ahead(B, J, j, 1, k)
-        else:
-            ax, ay, az = axis_now(B, J, j, 0, k)
-            bx, by, bz = axis_now(B, J, j, 1, k)
+        ax, ay, az = axis_at(B, J, j, 0, k, ahead)
+        bx, by, bz = axis_at(B, J, j, 1, k, ahead)
         cx, cy, cz = cross(ax, ay, az, bx, by, bz)
         sn = np.sqrt(cx * cx + cy * cy + cz * cz)
         f = np.arctan2(sn, dot(ax, ay, az, bx, by, bz)) / sn if sn > 1e-12 else 1.0
@@ -204,12 +193,8 @@ def _rotation_error(B, J, j, mask, ahead, axes):
     k = 0 if mask & 1 else (1 if mask & 2 else 2)
     i = (k + 1) % 3
     jj = (k + 2) % 3
-    if ahead:
-        ux, uy, uz = axis_ahead(B, J, j, 0, i)
-        vx, vy, vz = axis_ahead(B, J, j, 1, jj)
-    else:
-        ux, uy, uz = axis_now(B, J, j, 0, i)
-        vx, vy, vz = axis_now(B, J, j, 1, jj)
+    ux, uy, uz = axis_at(B, J, j, 0, i, ahead)
+    vx, vy, vz = axis_at(B, J, j, 1, jj, ahead)
     wx, wy, wz = cross(ux, uy, uz, vx, vy, vz)
     wn = np.sqrt(wx * wx + wy * wy + wz * wz)
     axes[0, 0], axes[0, 1], axes[0, 2] = wx / wn, wy / wn, wz / wn
@@ -253,37 +238,23 @@ def rotation_rows(B, J, j, h, eps, velocity, s):
 def coordinate(B, J, j, ctype, ahead):
     """(value, direction) of a free coordinate now or at t + h."""
     if ctype == COORD_ANGLE_X:
-        if ahead:
-            x = axis_ahead(B, J, j, 0, 0)
-            ya = axis_ahead(B, J, j, 0, 1)
-            za = axis_ahead(B, J, j, 0, 2)
-            yb = axis_ahead(B, J, j, 1, 1)
-        else:
-            x = axis_now(B, J, j, 0, 0)
-            ya = axis_now(B, J, j, 0, 1)
-            za = axis_now(B, J, j, 0, 2)
-            yb = axis_now(B, J, j, 1, 1)
+        x = axis_at(B, J, j, 0, 0, ahead)
+        ya = axis_at(B, J, j, 0, 1, ahead)
+        za = axis_at(B, J, j, 0, 2, ahead)
+        yb = axis_at(B, J, j, 1, 1, ahead)
         phi = np.arctan2(dot(za[0], za[1], za[2], yb[0], yb[1], yb[2]),
                          dot(ya[0], ya[1], ya[2], yb[0], yb[1], yb[2]))
         return phi, x[0], x[1], x[2]
     if ctype == COORD_ANGLE_B_Y:
-        if ahead:
-            xa = axis_ahead(B, J, j, 0, 0)
-            xb = axis_ahead(B, J, j, 1, 0)
-            y = axis_ahead(B, J, j, 1, 1)
-        else:
-            xa = axis_now(B, J, j, 0, 0)
-            xb = axis_now(B, J, j, 1, 0)
-            y = axis_now(B, J, j, 1, 1)
+        xa = axis_at(B, J, j, 0, 0, ahead)
+        xb = axis_at(B, J, j, 1, 0, ahead)
+        y = axis_at(B, J, j, 1, 1, ahead)
         c = cross(xa[0], xa[1], xa[2], xb[0], xb[1], xb[2])
         phi = np.arctan2(dot(c[0], c[1], c[2], y[0], y[1], y[2]),
                          dot(xa[0], xa[1], xa[2], xb[0], xb[1], xb[2]))
         return phi, y[0], y[1], y[2]
     # offset along A's x axis
-    if ahead:
-        x = axis_ahead(B, J, j, 0, 0)
-    else:
-        x = axis_now(B, J, j, 0, 0)
+    x = axis_at(B, J, j, 0, 0, ahead)
     a = _point(B, J, j, 0, ahead)
     b = _point(B, J, j, 1, ahead)
     return dot(x[0], x[1], x[2], b[0] - a[0], b[1] - a[1], b[2] - a[2]), x[0], x[1], x[2]

@@ -38,6 +38,14 @@ def axis_ahead(B, J, j, side, c):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def axis_at(B, J, j, side, c, ahead):
+    """axis_ahead (t + h) or axis_now (t) of column c of the joint frame of `side`."""
+    if ahead:
+        return axis_ahead(B, J, j, side, c)
+    return axis_now(B, J, j, side, c)
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def dot(ax, ay, az, bx, by, bz):
     return ax * bx + ay * by + az * bz
 
