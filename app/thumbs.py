@@ -16,6 +16,20 @@ from app.userdirs import cache_dir
 THUMB_SIZE = (240, 135)
 VERSION = b"thumb-v3"
 SETTLE_S = 0.6
+SETTLE_WALL_S = 1.0     # heavy scenes (1000 bodies in contact) stop simulating after this
+
+
+def settle(world):
+    """Simulate up to SETTLE_S of the scene, but at most SETTLE_WALL_S of wall time."""
+    import time
+    steps = int(round(SETTLE_S / world.settings.h))
+    start = time.perf_counter()
+    chunk = max(1, steps // 12)
+    done = 0
+    while done < steps and time.perf_counter() - start < SETTLE_WALL_S:
+        n = min(chunk, steps - done)
+        world.run(n)
+        done += n
 
 
 def thumb_path(scene_path, size=THUMB_SIZE) -> Path:
@@ -62,7 +76,7 @@ def thumbnail(ctx, renderer, scene_path, size=THUMB_SIZE) -> Path:
     path = thumb_path(scene_path, size)
     if not path.is_file():
         world = load_scene(scene_path)
-        world.run(int(round(SETTLE_S / world.settings.h)))    # in motion, as the scene is meant
+        settle(world)                                          # in motion, as the scene is meant
         image = render_world(ctx, renderer, world, size)
         save_png(image, path)
     return path

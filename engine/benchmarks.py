@@ -122,7 +122,13 @@ def tree():
     return rows
 
 
-BENCHMARKS = {"chain8": chain8, "tree": tree}
+def contacts():
+    """Contact scenes: ms per step by stage, most collisions/contacts, peers (bench_contacts)."""
+    from .bench_contacts import contacts as run
+    return run()
+
+
+BENCHMARKS = {"chain8": chain8, "tree": tree, "contacts": contacts}
 
 
 def format_table(rows):

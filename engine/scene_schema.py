@@ -159,6 +159,12 @@ SETTINGS = {
         "velocity_correction": {"type": "boolean"},
         "max_halvings": {"type": "integer", "minimum": 0, "maximum": 12},
         "spring_mode": {"enum": ["approximate", "iterated"]},
+        "restitution_law": {"enum": ["newton", "poisson"]},
+        "restitution_threshold": {"type": "number", "minimum": 0},
+        "contact_margin": {"type": "number", "minimum": 0},
+        "shock_passes": {"type": "integer", "minimum": 0},
+        "contact_sweeps": {"type": "integer", "minimum": 1},
+        "contact_tolerance": _pos,
     },
     "additionalProperties": False,
 }

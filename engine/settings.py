@@ -20,6 +20,13 @@ class Settings:
     velocity_correction: bool = True       # P-step 4
     max_halvings: int = 4                  # step halvings allowed when the iteration diverges
     spring_mode: str = "approximate"       # or "iterated"
+    restitution_law: str = "newton"        # collisions: "newton" (velocity) or "poisson"
+    restitution_threshold: float = 0.05    # approach speed [m/s] below which e is taken as 0
+    contact_margin: float = 0.01           # detection margin [m]: contacts this far apart
+    shock_passes: int = 16                 # shock propagation: most layers (0 = off)
+    contact_sweeps: int = 30               # cycles in which contacts keep the loop going;
+                                           # sweep cap of the collision and shock passes
+    contact_tolerance: float = 1e-5        # contacts: position change [m] that needs a cycle
 
     def to_array(self, h_prev, time=0.0):
         a = np.zeros(S.S_SIZE)
@@ -36,6 +43,12 @@ class Settings:
         a[S.S_GX:S.S_GX + 3] = self.gravity
         a[S.S_TIME] = time
         a[S.S_SOLVER] = SOLVERS.index(self.solver)
+        a[S.S_RESTITUTION_LAW] = (S.RESTITUTION_POISSON if self.restitution_law == "poisson"
+                                  else S.RESTITUTION_NEWTON)
+        a[S.S_REST_SPEED] = self.restitution_threshold
+        a[S.S_SHOCK_PASSES] = self.shock_passes
+        a[S.S_CONTACT_SWEEPS] = self.contact_sweeps
+        a[S.S_CONTACT_TOL] = self.contact_tolerance
         return a
 
     def to_dict(self):

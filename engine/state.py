@@ -51,14 +51,42 @@ Springs = namedtuple("Springs", [
     "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
 ])
 
+# Contacts of one step (engine/contacts.py): c rows, one per contact point; A = body[:,0]
+# (the normal points from B to A). Filled from a ContactSet before each step.
+Contacts = namedtuple("Contacts", [
+    "body",      # (c,2) int64 bodies A, B
+    "anchor",    # (c,2,3) contact point in each body's principal frame (relative to the COM)
+    "normal",    # (c,3) unit, world, from B to A (fixed over the step)
+    "depth",     # (c,) overlap at detection (> 0 overlapping, < 0 apart)
+    "coef",      # (c,3) restitution e, static mu_s, dynamic mu_d of the pair
+    "warm",      # (c,) normal impulse of the matched contact in the last step (0 if new)
+    "arm",       # (c,2,3) world arms at the current time (derived)
+    "ref",       # (c,2,3) world contact points at detection (depth bookkeeping, derived)
+    "acc_n",     # (c,) accumulated normal impulse of this step (derived, >= 0)
+    "acc_t",     # (c,3) accumulated friction impulse of this step (derived)
+    "acc_v",     # (c,) normal impulse of the velocity correction (derived, >= 0)
+    "acc_c",     # (c,) normal impulse of the collision pass (derived, >= 0)
+    "acc_tv",    # (c,3) friction impulse of the velocity correction (derived)
+    "flag",      # (c,) int64: 1 colliding this step (derived)
+    "layer",     # (c,) int64 shock-propagation layer of the contact (derived)
+    "order",     # (c,) int64 visiting order: highest layer first (derived)
+    "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
+    "body_layer",  # (n,) int64 (scratch)
+    "save",      # (c,5) acc_n, acc_t, acc_v saved for a step halving (scratch)
+])
+
 # Solver settings passed to kernels as one float array (index constants below).
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
-    S_SIZE = range(16)
+    S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_SWEEPS, S_CONTACT_TOL, \
+    S_SIZE = range(21)
+RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # Statistics of one step, written by the kernels into one float array.
 T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL, \
-    T_HALVINGS, T_BUDGET_HIT, T_SOLVE_NS, T_SIZE = range(11)
+    T_HALVINGS, T_BUDGET_HIT, T_SOLVE_NS, \
+    T_DETECT_NS, T_COLLIDE_NS, T_CONTACT_NS, T_COLLISIONS, T_CONTACTS, T_LAYERS, \
+    T_SIZE = range(17)
 
 
 def empty_bodies(n, order):
@@ -87,3 +115,15 @@ def empty_springs(s):
         body=np.zeros((s, 2), dtype=np.int64), anchor=np.zeros((s, 2, 3)), rest=np.zeros(s),
         stiff=np.zeros(s), damp=np.zeros(s), applied=np.zeros((s, 3)),
         force_prev=np.zeros((s, 3)))
+
+
+def empty_contacts(c, n):
+    return Contacts(
+        body=np.zeros((c, 2), dtype=np.int64), anchor=np.zeros((c, 2, 3)),
+        normal=np.zeros((c, 3)), depth=np.zeros(c), coef=np.zeros((c, 3)), warm=np.zeros(c),
+        arm=np.zeros((c, 2, 3)), ref=np.zeros((c, 2, 3)),
+        acc_n=np.zeros(c), acc_t=np.zeros((c, 3)), acc_v=np.zeros(c), acc_c=np.zeros(c), acc_tv=np.zeros((c, 3)),
+        flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
+        order=np.arange(c, dtype=np.int64),
+        heavy=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
+        save=np.zeros((c, 5)))

@@ -40,6 +40,15 @@ def warm_up():
                       {"name": "ball", "type": "ball", "bodies": ["a", "b"], "anchor": [0.4, 0, 0]},
                       {"name": "s", "type": "spring", "bodies": ["world", "b"],
                        "anchor": [0.6, 0, 0], "stiffness": 1.0, "damping": 0.1}]}
+    contact_doc = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
+                   "bodies": [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
+                              {"name": "box", "shape": {"type": "box", "size": [0.2, 0.2, 0.2]},
+                               "mass": 1.0, "position": [0, 0.105, 0]},
+                              {"name": "ball", "shape": {"type": "sphere", "radius": 0.1},
+                               "mass": 1.0, "position": [0, 0.4, 0], "velocity": [0, -1, 0]}]}
+    w = scene_to_world(contact_doc)
+    w.step()
+    w.run(3, record_every=1)
     for mode in ("approximate", "iterated"):
         w = scene_to_world(doc)
         w.settings.spring_mode = mode

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import state as S
 from .bodies import body_model
+from .contact_world import ContactSystem
 from .interaction import Drag, apply_drag
 from .joint_specs import local_frames, parameters
 from .joints import A_MOTOR, P_SEQ_START
@@ -61,6 +62,7 @@ class World:
         self.drag = None           # the user's drag (engine/interaction.py), or None
         self._work = None          # global solvers' structure (solvers/graph.py) and its key
         self._work_key = None
+        self.collision = ContactSystem(self)   # shape table, filters, detection
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -85,6 +87,53 @@ class World:
     body_vel = property(lambda self: self.B.vel)
     body_omega = property(lambda self: self.B.omega)
     body_static = property(lambda self: self.B.static)
+
+    # ---- shape table (renderer, collision) and contacts -----------------------------------
+    shape_body = property(lambda self: self.collision.tables().shape_body)
+    shape_kind = property(lambda self: self.collision.tables().shape_kind)
+    shape_size = property(lambda self: self.collision.tables().shape_size)
+    shape_local_pos = property(lambda self: self.collision.tables().shape_local_pos)
+    shape_local_rot = property(lambda self: self.collision.tables().shape_local_rot)
+    hull_vertex = property(lambda self: self.collision.tables().hull_vertex)
+    shape_hull_start = property(lambda self: self.collision.tables().shape_hull_start)
+    shape_hull_count = property(lambda self: self.collision.tables().shape_hull_count)
+
+    @property
+    def contacts(self):
+        """The last step's ContactSet (detected at the step's start; rows as in
+        contact_impulse), or an empty list before the first step."""
+        cs = self.collision.last
+        return [] if cs is None else cs
+
+    @property
+    def contact_count(self):
+        return len(self.contacts)
+
+    @property
+    def contact_impulse(self):
+        """(c,) accumulated normal impulse [N s] of each contact in the last step."""
+        return self.collision.last_impulse
+
+    @property
+    def contact_world(self):
+        cs = self.collision.last
+        return np.zeros((0, 3)) if cs is None else cs.world
+
+    @property
+    def contact_normal(self):
+        cs = self.collision.last
+        return np.zeros((0, 3)) if cs is None else cs.normal
+
+    def set_pair_collision(self, a, b, enabled):
+        """Switch contacts between bodies a and b (names) on or off
+        (contacts.disabled_pairs)."""
+        self.body_index(a), self.body_index(b)
+        spec = self.contacts_spec if self.contacts_spec is not None else {}
+        pairs = [p for p in spec.get("disabled_pairs", []) if set(p) != {a, b}]
+        if not enabled:
+            pairs.append([a, b])
+        spec["disabled_pairs"] = pairs
+        self.contacts_spec = spec
 
     @property
     def body_color(self):
@@ -118,6 +167,7 @@ class World:
                                               1.0 / np.where(m.inertia > 0, m.inertia, 1.0), 0.0)
             new.static[i] = m.static
         self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new)])
+        self.collision.add_bodies(models, len(self.models))
         self.models.extend(models)
 
     def remove_body(self, name):
@@ -132,6 +182,7 @@ class World:
             if self.drag is not None:
                 self.drag.body -= 1
         self.B = S.Bodies(*[np.delete(a, idx, axis=0) for a in self.B])
+        self.collision.remove_body(idx)
         del self.models[idx]
         for arr in (self.J.body, self.Sp.body):
             arr[arr > idx] -= 1
@@ -263,7 +314,10 @@ class World:
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
         arr = self.settings.to_array(self.h_prev, self.time)
-        iterative.step(self.B, self.J, self.Sp, arr, self.stats, self.solver_work())
+        C, detect_s = self.collision.detect(self.settings.h)
+        iterative.step(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
+        self.collision.finish()
+        self.stats[S.T_DETECT_NS] = detect_s * 1e9
         self.h_prev = arr[S.S_H_PREV]
         self.time += self.settings.h
 
@@ -278,19 +332,48 @@ class World:
                np.zeros((rows, n, 3))]
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
-        arr = self.settings.to_array(self.h_prev, self.time)
-        work = self.solver_work()
-        iterative.run(self.B, self.J, self.Sp, arr, 0, stats, energy, 1, *rec, work)  # JIT
-        t0 = _time.perf_counter()
-        iterative.run(self.B, self.J, self.Sp, arr, steps, stats, energy, max(record_every, 1),
-                      *rec, work)
-        wall = _time.perf_counter() - t0
-        self.h_prev = arr[S.S_H_PREV]
         times = self.time + np.arange(rows) * record_every * self.settings.h
-        self.time += steps * self.settings.h
+        if self._has_contacts():
+            wall = self._run_stepwise(steps, record_every, rec, stats, energy)
+        else:
+            arr = self.settings.to_array(self.h_prev, self.time)
+            C = S.empty_contacts(0, n)
+            work = self.solver_work()
+            iterative.run(self.B, self.J, self.Sp, C, arr, 0, stats, energy, 1, *rec,
+                          work)  # loads the JIT
+            t0 = _time.perf_counter()
+            iterative.run(self.B, self.J, self.Sp, C, arr, steps, stats, energy,
+                          max(record_every, 1), *rec, work)
+            wall = _time.perf_counter() - t0
+            self.h_prev = arr[S.S_H_PREV]
+            self.time += steps * self.settings.h
         if steps:
             self.stats[:] = stats[-1]
         return RunResult(stats, energy, times, *rec, wall_time=wall)
+
+    def _has_contacts(self):
+        c = self.collision
+        return c.enabled and len(c.tables().shape_kind) >= 2
+
+    def _run_stepwise(self, steps, record_every, rec, stats, energy):
+        """run() with contacts: detection is Python-side, so one step() per step."""
+        import time as _time
+        g = np.asarray(self.settings.gravity, np.float64)
+        energy[0] = sum(iterative.energy(self.B, self.Sp, g))
+        if rec[0].shape[0]:
+            for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega)):
+                a[0] = src
+        t0 = _time.perf_counter()
+        r = 1
+        for s in range(steps):
+            self.step()
+            stats[s] = self.stats
+            energy[s + 1] = sum(iterative.energy(self.B, self.Sp, g))
+            if record_every > 0 and (s + 1) % record_every == 0 and r < rec[0].shape[0]:
+                for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega)):
+                    a[r] = src
+                r += 1
+        return _time.perf_counter() - t0
 
     def last_step(self):
         """The statistics of the last step as a dict."""
@@ -301,7 +384,12 @@ class World:
                 "velocity_impulses": int(s[S.T_VEL_IMPULSES]),
                 "max_velocity_error": float(s[S.T_VEL_RESIDUAL]),
                 "step_halvings": int(s[S.T_HALVINGS]), "budget_hit": int(s[S.T_BUDGET_HIT]),
-                "solve_ms": float(s[S.T_SOLVE_NS]) * 1e-6}
+                "solve_ms": float(s[S.T_SOLVE_NS]) * 1e-6,
+                "detect_ms": float(s[S.T_DETECT_NS]) * 1e-6,
+                "collide_ms": float(s[S.T_COLLIDE_NS]) * 1e-6,
+                "contact_ms": float(s[S.T_CONTACT_NS]) * 1e-6,
+                "collisions": int(s[S.T_COLLISIONS]), "contacts": int(s[S.T_CONTACTS]),
+                "shock_layers": int(s[S.T_LAYERS])}
 
     # ---- the user's drag (mouse, VR controller) -----------------------------------------
     DRAG_FORCE_FACTOR = 5.0   # default cap: this many times the body's weight

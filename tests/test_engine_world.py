@@ -102,8 +102,14 @@ def test_velocity_correction_is_cosmetic_for_positions(scene_path):
     assert np.abs(pos[0] - pos[1]).max() < 1e-5
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(
-    os.path.dirname(__file__), "..", "scenes", "*.json"))), ids=os.path.basename)
+# contact scenes lose energy in inelastic impacts and friction: tests/test_engine_contacts.py
+CONTACT_SCENES = {"rod_table.json", "four_balls.json", "box_stack.json", "pyramid.json",
+                  "funnel_1000.json", "wall_car.json", "hexapod.json"}
+
+
+@pytest.mark.parametrize("path", sorted(p for p in glob.glob(os.path.join(
+    os.path.dirname(__file__), "..", "scenes", "*.json"))
+    if os.path.basename(p) not in CONTACT_SCENES), ids=os.path.basename)
 def test_every_bundled_scene_runs_10_s_within_tolerance(path):
     w = load_scene(path)
     e0 = sum(w.energy())

@@ -21,6 +21,7 @@ The per-step kernels below `step` are also compiled without numba's reference co
 import numpy as np
 from numba import njit
 
+from .. import contacts
 from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
 from ..joints import BALL, dispatch, generic, spring
@@ -31,7 +32,8 @@ from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_M
                      S_MAX_SWEEPS, S_ORDER, S_SOLVER, S_SPRING_ITERATED, S_TIME, S_VEL_CORR,
                      T_BUDGET_HIT,
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
-                     T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL)
+                     T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL,
+                     S_SHOCK_PASSES, S_CONTACT_TOL, S_CONTACT_SWEEPS, T_COLLIDE_NS, T_CONTACT_NS, T_CONTACTS, T_LAYERS)
 
 from . import GROWING_CYCLES
 
@@ -65,16 +67,20 @@ def prepare(B, J, k_scratch):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
+def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
                   scratch_rows, may_abort):
-    """P-steps 1-2 (and the iterated springs). Returns False if the iteration diverges
-    (only checked when may_abort: otherwise it runs on to the cap or budget)."""
+    """P-steps 1-2 (and the iterated springs, then the contacts as items after them).
+    Returns False if the iteration diverges (only checked when may_abort: otherwise it runs
+    on to the cap or budget)."""
     m = J.kind.shape[0]
     iterated = settings[S_SPRING_ITERATED] != 0.0
-    items = m + (Sp.body.shape[0] if iterated else 0)
+    m_sp = m + (Sp.body.shape[0] if iterated else 0)
+    items = m_sp + C.body.shape[0]
     if items == 0:
         return True
     eps = settings[S_EPS_POS]
+    eps_c = max(eps, settings[S_CONTACT_TOL])
+    contact_cycles = int(settings[S_CONTACT_SWEEPS])
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
     t = settings[S_TIME]
@@ -117,9 +123,17 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
             else:
                 err, corrected = 0.0, False
             joint_err[idx] = err
-        else:
+        elif idx < m_sp:
             err, corrected = spring.correct_iterated(B, Sp, idx - m, h, h_prev, eps, order,
                                                      gravity, scratch_a, scratch_x, scratch_arms)
+        else:   # contacts: own tolerance; Gauss-Seidel over contacts may oscillate, so
+            # only a non-finite error counts for the divergence test
+            err, corrected = contacts.correct_position(B, C, C.order[idx - m_sp], C.heavy, h, eps_c,
+                                                       order, gravity, scratch_a, scratch_x,
+                                                       scratch_rows[0])
+            err = 0.0 if np.isfinite(err) else err
+            if cycles >= contact_cycles:   # capped: shock propagation finishes the contacts
+                corrected = False
         checks += 1
         if corrected:
             stats[T_IMPULSES] += 1
@@ -152,21 +166,25 @@ def position_loop(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, sc
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def velocity_loop(B, J, settings, stats, scratch_rows):
-    """P-step 4: cyclic velocity correction of the joints at t + h."""
+def velocity_loop(B, J, C, settings, stats, scratch_rows):
+    """P-step 4: cyclic velocity correction of the joints and touching contacts at t + h."""
     m = J.kind.shape[0]
-    if m == 0:
+    items = m + C.body.shape[0]
+    if items == 0:
         return
     eps = settings[S_EPS_VEL]
-    max_checks = int(settings[S_MAX_SWEEPS]) * m
+    max_checks = int(settings[S_MAX_SWEEPS]) * items
     kind, body, arm, kinv, enabled = J.kind, J.body, J.arm, J.kinv, J.enabled
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
     since = 0
     idx = 0
     checks = 0
-    while since < m and checks < max_checks:
-        if enabled[idx] and kind[idx] != BALL:
+    while since < items and checks < max_checks:
+        if idx >= m:
+            err, corrected = contacts.correct_velocity(B, C, C.order[idx - m], eps,
+                                                       scratch_rows[0])
+        elif enabled[idx] and kind[idx] != BALL:
             err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows)
         elif enabled[idx]:
             err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
@@ -181,7 +199,7 @@ def velocity_loop(B, J, settings, stats, scratch_rows):
         else:
             since += 1
         idx += 1
-        if idx == m:
+        if idx == items:
             idx = 0
     stats[T_VEL_CHECKS] += checks
 
@@ -232,11 +250,16 @@ def residuals(B, J, stats, scratch_rows):
 
 
 @njit(cache=True)
-def step(B, J, Sp, settings, stats, W):
-    """Advance the world by settings[S_H] (as halves where the iteration diverges).
-    W: the global solvers' structure (graph.build); settings[S_SOLVER] picks the solver."""
+def step(B, J, Sp, C, settings, stats, W):
+    """Advance the world by settings[S_H] (as halves where the iteration diverges); C: the
+    contacts detected at t (engine/contacts.py), possibly none; W: the global solvers'
+    structure (graph.build); settings[S_SOLVER] picks the solver. With contacts present the
+    iterative loop runs (the global solvers handle joints only)."""
     t_start = monotonic_ns()
     stats[:] = 0.0
+    nc = C.body.shape[0]
+    target = np.empty(nc)
+    t_contact = 0
     n = B.pos.shape[0]
     order = int(settings[S_ORDER])
     scratch_a = np.empty((order + 1, 3, 3))
@@ -252,11 +275,30 @@ def step(B, J, Sp, settings, stats, W):
     done = 0
     level = 0
     iterated = settings[S_SPRING_ITERATED] != 0.0
+    warmed = False
+    top = 0
+    if nc > 0:   # contact graph layers: visit top-down in the loop, shock pass bottom-up
+        top = contacts.layers(B, C, max(int(settings[S_SHOCK_PASSES]), 1))
+        C.order[:] = np.argsort(-C.layer, kind="mergesort")
+        stats[T_LAYERS] = top
+        if settings[S_SHOCK_PASSES] <= 0:
+            top = 0
     while done < total:
         units = total >> level
         hs = h * units / total
         h_prev = settings[S_H_PREV]
         prepare(B, J, scratch_r)
+        if nc > 0:
+            t0 = monotonic_ns()
+            contacts.prepare(B, C)
+            if done == 0 and not warmed:
+                contacts.begin_step(B, C)
+            contacts.collide(B, C, hs, settings, stats, scratch_r, target)
+            if not warmed:
+                contacts.warm_start(B, C)
+                warmed = True
+            contacts.save(C)
+            stats[T_COLLIDE_NS] += monotonic_ns() - t0
         save_vel[:, :] = B.vel
         save_omega[:, :] = B.omega
         J.acc[:, :] = 0.0
@@ -267,34 +309,50 @@ def step(B, J, Sp, settings, stats, W):
         for j in range(J.kind.shape[0]):
             if J.enabled[j] and J.kind[j] != BALL:
                 generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
-        solver = int(settings[S_SOLVER])
+        solver = int(settings[S_SOLVER]) if nc == 0 else 0
+        t0 = monotonic_ns()
         if solver == 0:
-            ok = position_loop(B, J, Sp, hs, h_prev, settings, stats, scratch_a, scratch_x,
+            ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
                                scratch_arms, scratch_rows, level < max_level)
         else:
             ok = rounds.position_stage(B, J, Sp, hs, h_prev, settings, stats, scratch_a,
                                        scratch_x, scratch_arms, scratch_rows, level < max_level,
                                        W, solver)
+        t_contact += monotonic_ns() - t0
         if not ok and level < max_level:
             B.vel[:, :] = save_vel
             B.omega[:, :] = save_omega
+            if nc > 0:
+                contacts.restore(C)
             level += 1
             stats[T_HALVINGS] += 1
             continue
+        if nc > 0 and top > 0:
+            t0 = monotonic_ns()
+            stats[T_CHECKS] += contacts.shock_pass(
+                B, C, top, hs, max(settings[S_EPS_POS], settings[S_CONTACT_TOL]), settings,
+                order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, scratch_r)
+            t_contact += monotonic_ns() - t0
         spring.end_step(B, Sp)
         advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
         settings[S_H_PREV] = hs
         prepare(B, J, scratch_r)
+        if nc > 0:
+            contacts.prepare(B, C)
         if settings[S_VEL_CORR] != 0.0:
+            t0 = monotonic_ns()
             if solver == 0:
-                velocity_loop(B, J, settings, stats, scratch_rows)
+                velocity_loop(B, J, C, settings, stats, scratch_rows)
             else:
                 rounds.velocity_stage(B, J, settings, stats, scratch_rows, W, solver)
+            t_contact += monotonic_ns() - t0
         settings[S_TIME] += hs
         done += units
         if level > 0 and done % (2 * units) == 0:
             level -= 1
     residuals(B, J, stats, scratch_rows)
+    stats[T_CONTACT_NS] = t_contact if nc > 0 else 0
+    stats[T_CONTACTS] = contacts.touching(C)
     stats[T_SOLVE_NS] = monotonic_ns() - t_start
 
 
@@ -320,7 +378,7 @@ def energy(B, Sp, gravity):
 
 
 @njit(cache=True)
-def run(B, J, Sp, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
+def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
         rec_vel, rec_omega, W):
     """n_steps steps in one call; per-step stats (n_steps, T_SIZE) and total energy
     (n_steps+1,), and every `every`-th state into rec_* (rows = n_steps // every + 1)."""
@@ -336,7 +394,7 @@ def run(B, J, Sp, settings, n_steps, step_stats, step_energy, every, rec_pos, re
         rec_omega[0] = B.omega
     r = 1
     for s in range(n_steps):
-        step(B, J, Sp, settings, stats, W)
+        step(B, J, Sp, C, settings, stats, W)
         step_stats[s, :] = stats
         k, p = energy(B, Sp, gravity)
         step_energy[s + 1] = k + p

@@ -1,0 +1,182 @@
+"""The World's collision side: shape table, filters, materials, detection -> Contacts.
+
+Shape table (one row per shape, poses in the body's principal frame; the renderer reads
+the same arrays through world.shape_*): shape_body, shape_kind, shape_size,
+shape_local_pos, shape_local_rot, hull_vertex, shape_hull_start, shape_hull_count,
+shape_group, shape_mask. Live edits touch only the rows of the added/removed body.
+Pairs that never collide: bodies joined by a joint (unless the joint says
+"collide": true), contacts.disabled_pairs, bodies with collision.enabled = false (their
+shapes get group = mask = 0), and static-static pairs (detector).
+Materials per body; a pair combines them as e = max(e_A, e_B), mu = sqrt(mu_A mu_B)
+(static and dynamic separately). Defaults: e = 0, mu_s = 0.5, mu_d = mu_s.
+"""
+import time
+
+import numpy as np
+
+from . import state as S
+from .collision import CollisionDetector, excluded_pair_keys
+from .collision.detector import ALL_GROUPS
+
+DEFAULT_MU = 0.5
+
+
+def _rows_of(model, b):
+    """Shape rows of one body: (body, kind, size, pos, rot, points, group, mask) each."""
+    col = model.collision or {}
+    on = col.get("enabled", True)
+    group = int(col.get("group", -1)) if on else 0
+    mask = int(col.get("mask", -1)) if on else 0
+    rows = []
+    for s in model.shapes:
+        pts = s.get("points")
+        pts = np.zeros((0, 3)) if pts is None else np.asarray(pts, dtype=np.float64)
+        rows.append((b, int(s["kind"]), np.asarray(s["size"], np.float64),
+                     np.asarray(s["pos"], np.float64), np.asarray(s["rot"], np.float64), pts,
+                     ALL_GROUPS if group < 0 else group, ALL_GROUPS if mask < 0 else mask))
+    return rows
+
+
+def material_of(model):
+    m = model.material or {}
+    mu_s = float(m.get("static_friction", DEFAULT_MU))
+    return (float(m.get("restitution", 0.0)), mu_s, float(m.get("dynamic_friction", mu_s)))
+
+
+class ContactSystem:
+    """Owns the CollisionDetector of a World and turns its ContactSets into Contacts."""
+
+    def __init__(self, world):
+        self.world = world
+        self.rows = []            # per body: list of shape rows
+        self.materials = []       # per body: (e, mu_s, mu_d)
+        self.detector = None
+        self._filter_sig = None
+        self.last = None          # ContactSet of the last step
+        self.last_impulse = np.zeros(0)
+        self._prev = None         # ContactSet used for matching
+        self._prev_warm = np.zeros(0)
+        self.C = S.empty_contacts(0, 0)
+        self._tables_dirty = True
+
+    # ---- tables ------------------------------------------------------------------------
+    def add_bodies(self, models, first):
+        for i, m in enumerate(models):
+            self.rows.append(_rows_of(m, first + i))
+            self.materials.append(material_of(m))
+        self._tables_dirty = True
+
+    def remove_body(self, idx):
+        del self.rows[idx]
+        del self.materials[idx]
+        for b in range(idx, len(self.rows)):
+            self.rows[b] = [(r[0] - 1,) + r[1:] for r in self.rows[b]]
+        self._tables_dirty = True
+
+    def _build(self):
+        flat = [r for rows in self.rows for r in rows]
+        k = len(flat)
+        self.shape_body = np.array([r[0] for r in flat], dtype=np.int64)
+        self.shape_kind = np.array([r[1] for r in flat], dtype=np.int64)
+        self.shape_size = np.array([r[2] for r in flat], dtype=np.float64).reshape(k, 3)
+        self.shape_local_pos = np.array([r[3] for r in flat], dtype=np.float64).reshape(k, 3)
+        self.shape_local_rot = np.array([r[4] for r in flat], dtype=np.float64).reshape(k, 3, 3)
+        counts = np.array([len(r[5]) for r in flat], dtype=np.int64)
+        self.shape_hull_count = counts
+        self.shape_hull_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) \
+            if k else np.zeros(0, np.int64)
+        self.hull_vertex = np.vstack([r[5] for r in flat]) if counts.sum() else np.zeros((0, 3))
+        self.shape_group = np.array([r[6] for r in flat], dtype=np.int64)
+        self.shape_mask = np.array([r[7] for r in flat], dtype=np.int64)
+        mat = np.array(self.materials, dtype=np.float64).reshape(-1, 3)
+        self.body_e, self.body_mu_s, self.body_mu_d = mat[:, 0].copy(), mat[:, 1].copy(), \
+            mat[:, 2].copy()
+        margin = self.world.settings.contact_margin
+        if self.detector is None or self.detector.margin != margin:
+            self.detector = CollisionDetector(
+                self.shape_body, self.shape_kind, self.shape_size, self.shape_local_pos,
+                self.shape_local_rot, self.hull_vertex, self.shape_hull_start,
+                self.shape_hull_count, self.shape_group, self.shape_mask, None, margin=margin)
+        else:
+            self.detector.set_shapes(self.shape_body, self.shape_kind, self.shape_size,
+                                     self.shape_local_pos, self.shape_local_rot,
+                                     self.hull_vertex, self.shape_hull_start,
+                                     self.shape_hull_count)
+        self._filter_sig = None
+        self._prev = None          # shape rows changed: nothing to match against
+        self._tables_dirty = False
+
+    def tables(self):
+        if self._tables_dirty:
+            self._build()
+        return self
+
+    # ---- filters ------------------------------------------------------------------------
+    def _signature(self):
+        w = self.world
+        spec = w.contacts_spec or {}
+        joints = tuple((j.bodies, bool(j.spec.get("collide", False)))
+                       for j in w.joint_models + w.spring_models)
+        pairs = tuple(tuple(p) for p in spec.get("disabled_pairs", []))
+        return joints, pairs, len(w.models)
+
+    def _update_filters(self):
+        sig = self._signature()
+        if sig == self._filter_sig:
+            return
+        w = self.world
+        n = len(w.models)
+        pairs = []
+        joints, disabled, _ = sig
+        for (a, b), collide in joints:
+            if not collide and a != "world" and b != "world":
+                pairs.append((w.body_index(a), w.body_index(b)))
+        for a, b in disabled:
+            pairs.append((w.body_index(a), w.body_index(b)))
+        keys = excluded_pair_keys(pairs, n) if pairs else None
+        self.detector.set_filters(self.shape_group, self.shape_mask, keys)
+        self._filter_sig = sig
+
+    @property
+    def enabled(self):
+        return (self.world.contacts_spec or {}).get("enabled", True)
+
+    # ---- per step -------------------------------------------------------------------------
+    def detect(self, h):
+        """Contacts at the current state packed into self.C; returns (C, seconds)."""
+        t0 = time.perf_counter()
+        self.tables()
+        B = self.world.B
+        if not self.enabled or len(self.shape_kind) < 2:
+            self.last = None
+            self.C = S.empty_contacts(0, len(self.world.models))
+            return self.C, time.perf_counter() - t0
+        self._update_filters()
+        cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
+        n = len(cs)
+        C = S.empty_contacts(n, B.pos.shape[0])
+        if n:
+            ba, bb = cs.body_a, cs.body_b
+            C.body[:, 0] = ba
+            C.body[:, 1] = bb
+            C.anchor[:, 0] = cs.point_a
+            C.anchor[:, 1] = cs.point_b
+            C.normal[:] = cs.normal
+            C.depth[:] = cs.depth
+            C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
+            C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
+            C.coef[:, 2] = np.sqrt(self.body_mu_d[ba] * self.body_mu_d[bb])
+            if self._prev is not None and len(self._prev):
+                rows = cs.match(self._prev)
+                hit = rows >= 0
+                C.warm[hit] = self._prev_warm[rows[hit]]
+        self.last = cs
+        self.C = C
+        return C, time.perf_counter() - t0
+
+    def finish(self):
+        """After the step: remember impulses for the warm start and the report."""
+        C = self.C
+        self.last_impulse = C.acc_n + C.acc_v + C.acc_c
+        self._prev = self.last
+        self._prev_warm = C.acc_n.copy()

@@ -1,0 +1,432 @@
+"""Contacts and collisions as temporary joints of the impulse method (Schmitt sec. 11,
+method-notes "Collisions, contacts, friction", Guendelman et al. 2003 for shock propagation).
+
+Notation: contact c between bodies A = body[c,0] and B = body[c,1], unit normal n from B to A
+(fixed over the step), world arms r_A, r_B; an impulse p acts +p on A at r_A and -p on B at
+r_B, so the relative point velocity u = u_A - u_B changes by K p with
+    K = K_A(r_A) + K_B(r_B),   K_i(r) = E/m_i - [r]x A_i [r]x   (impulses.py).
+Per step (solvers/iterative.py):
+ (e) warm start: the matched contact's last normal impulse is applied again at t;
+ (a) collisions at t: approaching contacts (u_n = n.u < 0) that close within the step get
+     u_n* = -e u_n (0 below restitution_threshold), fixed before iterating; Gauss-Seidel
+     over the colliding contacts, p_n = (u_n* - u_n)/(n^T K n), accumulated normal impulse
+     clamped >= 0, Coulomb friction in the same pass (below). Poisson's law instead: the
+     compression impulse I_n (target u_n* = 0) first, then the restitution impulse e I_n.
+ (b) resting contacts in the look-ahead loop: depth bookkeeping with the detection points
+     a_0, b_0 (world, at t): predicted gap g' = -depth + n.((a' - a_0) - (b' - b_0));
+     if g' < 0 (or the contact holds impulse): p_n = (n^T K n)^-1 (-g'/h), no-pull clamp.
+     Friction (Schmitt's I_nsum / I_ralt): mean tangential velocity over the step
+     u_t = tangential part of (a' - a_0 - b' + b_0)/h + p_n K n; the sticking impulse
+     p_stick = -K_tt^-1 u_t (K_tt: K on the contact plane); if |I_ralt + p_stick| <= mu_s
+     I_nsum it sticks, else it slides: I_ralt becomes -mu_d I_nsum v_1t, v_1t the current
+     sliding direction (Schmitt's iteration; once the point would stop, it sticks instead).
+ (d) shock propagation after the loop: body layers from the static bodies up through the
+     contact graph; layer by layer, lower layers count as infinitely heavy (K part 0, no
+     impulse), capped at shock_passes layers.
+ (c) velocity correction at t + h: touching contacts get u_n >= 0 (accumulated >= 0), with
+     the same Coulomb friction on that impulse (own accumulators acc_v, acc_tv).
+Kernels are NO_REFCOUNT (no allocation); `heavy` is the per-body "does not move" array
+(static, or frozen by shock propagation); prediction always uses the real `static`.
+"""
+import numpy as np
+from numba import njit
+
+from .impulses import (add_k_matrix_of, dynamic, ensure_look_ahead, impulse_to,
+                       predicted_point, velocity_at)
+from .jitopts import NO_REFCOUNT
+from .state import RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED, \
+    S_RESTITUTION_LAW, S_SHOCK_PASSES, T_COLLISIONS
+
+TINY = 1e-12
+UNREACHED = 1 << 40
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def prepare(B, C):
+    """World arms r = R u at the current time; heavy = static."""
+    rot, static = B.rot, B.static
+    for b in range(static.shape[0]):
+        C.heavy[b] = static[b]
+    for c in range(C.body.shape[0]):
+        for side in range(2):
+            b = C.body[c, side]
+            for i in range(3):
+                C.arm[c, side, i] = rot[b, i, 0] * C.anchor[c, side, 0] \
+                    + rot[b, i, 1] * C.anchor[c, side, 1] + rot[b, i, 2] * C.anchor[c, side, 2]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def begin_step(B, C):
+    """Start of a step (arms fresh): reference points a_0, b_0, impulses reset."""
+    for c in range(C.body.shape[0]):
+        for side in range(2):
+            b = C.body[c, side]
+            for i in range(3):
+                C.ref[c, side, i] = B.pos[b, i] + C.arm[c, side, i]
+        C.acc_n[c] = 0.0
+        C.acc_v[c] = 0.0
+        C.acc_c[c] = 0.0
+        C.flag[c] = 0
+        for i in range(3):
+            C.acc_t[c, i] = 0.0
+            C.acc_tv[c, i] = 0.0
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _k(B, heavy, C, c, k):
+    """k = K_A(r_A) + K_B(r_B) with the heavy bodies contributing 0."""
+    for i in range(3):
+        for j in range(3):
+            k[i, j] = 0.0
+    for side in range(2):
+        add_k_matrix_of(heavy, B.inv_mass, B.inv_inertia_w, C.body[c, side], C.arm[c, side, 0],
+                        C.arm[c, side, 1], C.arm[c, side, 2], k)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _push(B, heavy, C, c, px, py, pz):
+    """+p on A at r_A, -p on B at r_B (heavy bodies do not move)."""
+    a, b = C.body[c, 0], C.body[c, 1]
+    impulse_to(heavy, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, a,
+               C.arm[c, 0, 0], C.arm[c, 0, 1], C.arm[c, 0, 2], px, py, pz)
+    impulse_to(heavy, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, b,
+               C.arm[c, 1, 0], C.arm[c, 1, 1], C.arm[c, 1, 2], -px, -py, -pz)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _rel_velocity(B, C, c):
+    """u = u_A - u_B at the contact points now."""
+    a, b = C.body[c, 0], C.body[c, 1]
+    ua = velocity_at(B.static, B.vel, B.omega, a, C.arm[c, 0, 0], C.arm[c, 0, 1], C.arm[c, 0, 2])
+    ub = velocity_at(B.static, B.vel, B.omega, b, C.arm[c, 1, 0], C.arm[c, 1, 1], C.arm[c, 1, 2])
+    return ua[0] - ub[0], ua[1] - ub[1], ua[2] - ub[2]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _friction(B, heavy, C, c, k, ux, uy, uz, normal_total, acc):
+    """Coulomb friction for the tangential velocity u (the part along n is removed):
+    accumulated friction I_ralt (acc[c]) and normal I_nsum = normal_total; returns the change
+    of the tangential point velocity caused, |K dp| (for the error measure)."""
+    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+    # tangent basis t1, t2 of the contact plane
+    if abs(nx) < 0.57:
+        ax, ay, az = 0.0, nz, -ny       # n x e_x
+    else:
+        ax, ay, az = -nz, 0.0, nx       # n x e_y
+    la = np.sqrt(ax * ax + ay * ay + az * az)
+    if not la > TINY:
+        return 0.0
+    ax, ay, az = ax / la, ay / la, az / la
+    bx, by, bz = ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax
+    # p_stick = -K_tt^-1 u_t with the 2x2 tangential block K_tt = [t_i^T K t_j]
+    u1 = ax * ux + ay * uy + az * uz
+    u2 = bx * ux + by * uy + bz * uz
+    k11 = _quad(k, ax, ay, az, ax, ay, az)
+    k12 = _quad(k, ax, ay, az, bx, by, bz)
+    k21 = _quad(k, bx, by, bz, ax, ay, az)
+    k22 = _quad(k, bx, by, bz, bx, by, bz)
+    det = k11 * k22 - k12 * k21
+    sx = sy = sz = 0.0
+    if det > TINY * TINY and (u1 != 0.0 or u2 != 0.0):
+        l1 = -(k22 * u1 - k12 * u2) / det
+        l2 = -(k11 * u2 - k21 * u1) / det
+        sx, sy, sz = l1 * ax + l2 * bx, l1 * ay + l2 * by, l1 * az + l2 * bz
+    cx, cy, cz = acc[c, 0] + sx, acc[c, 1] + sy, acc[c, 2] + sz
+    mag = np.sqrt(cx * cx + cy * cy + cz * cz)
+    if mag > C.coef[c, 1] * normal_total:
+        # sliding: I_r = -mu_d I_nsum along the current sliding direction (Schmitt's v_1t)
+        ut = np.sqrt(u1 * u1 + u2 * u2)
+        f = C.coef[c, 2] * normal_total
+        if ut > TINY:
+            cx = -f * (u1 * ax + u2 * bx) / ut
+            cy = -f * (u1 * ay + u2 * by) / ut
+            cz = -f * (u1 * az + u2 * bz) / ut
+        else:
+            f = f / mag if mag > TINY else 0.0
+            cx, cy, cz = cx * f, cy * f, cz * f
+    dx, dy, dz = cx - acc[c, 0], cy - acc[c, 1], cz - acc[c, 2]
+    if dx == 0.0 and dy == 0.0 and dz == 0.0:
+        return 0.0
+    acc[c, 0], acc[c, 1], acc[c, 2] = cx, cy, cz
+    _push(B, heavy, C, c, dx, dy, dz)
+    ex = k[0, 0] * dx + k[0, 1] * dy + k[0, 2] * dz
+    ey = k[1, 0] * dx + k[1, 1] * dy + k[1, 2] * dz
+    ez = k[2, 0] * dx + k[2, 1] * dy + k[2, 2] * dz
+    return np.sqrt(ex * ex + ey * ey + ez * ez)
+
+
+@njit(cache=True, inline='always')
+def _quad(k, ax, ay, az, bx, by, bz):
+    """a^T K b."""
+    return (ax * (k[0, 0] * bx + k[0, 1] * by + k[0, 2] * bz)
+            + ay * (k[1, 0] * bx + k[1, 1] * by + k[1, 2] * bz)
+            + az * (k[2, 0] * bx + k[2, 1] * by + k[2, 2] * bz))
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _knn(C, c, k):
+    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+    return (nx * (k[0, 0] * nx + k[0, 1] * ny + k[0, 2] * nz)
+            + ny * (k[1, 0] * nx + k[1, 1] * ny + k[1, 2] * nz)
+            + nz * (k[2, 0] * nx + k[2, 1] * ny + k[2, 2] * nz))
+
+
+# ---- (e) warm start, (a) collisions ------------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def warm_start(B, C):
+    """Apply the matched contacts' last normal impulses again (accumulated in acc_n)."""
+    for c in range(C.body.shape[0]):
+        w = C.warm[c]
+        if w > 0.0 and C.flag[c] == 0:
+            C.acc_n[c] += w
+            _push(B, C.heavy, C, c, w * C.normal[c, 0], w * C.normal[c, 1], w * C.normal[c, 2])
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def collide(B, C, h, settings, stats, k, target):
+    """(a) Velocity-level collisions at t; target (c,) scratch for u_n*."""
+    nc = C.body.shape[0]
+    thr = settings[S_REST_SPEED]
+    eps = settings[S_EPS_VEL]
+    poisson = int(settings[S_RESTITUTION_LAW]) == RESTITUTION_POISSON
+    count = 0
+    for c in range(nc):
+        ux, uy, uz = _rel_velocity(B, C, c)
+        un = C.normal[c, 0] * ux + C.normal[c, 1] * uy + C.normal[c, 2] * uz
+        # approaching, and the gap -depth closes within the step
+        if un < -eps and -C.depth[c] + un * h < 0.0:
+            fast = -un > thr
+            C.flag[c] = 2 if (fast and poisson) else 1
+            count += 1
+            e = C.coef[c, 0] if fast else 0.0
+            target[c] = 0.0 if poisson else -e * un
+        else:
+            C.flag[c] = 0
+    stats[T_COLLISIONS] += count
+    if count == 0:
+        return
+    for c in range(nc):   # the pass accumulates on its own (save: scratch here)
+        if C.flag[c] != 0:
+            C.save[c, 0] = C.acc_n[c]
+            C.acc_n[c] = 0.0
+            for i in range(3):
+                C.save[c, 1 + i] = C.acc_t[c, i]
+                C.acc_t[c, i] = 0.0
+    _collision_sweeps(B, C, settings, k, target, eps)
+    if poisson:   # restitution impulse e I_n after the compression phase, then friction
+        for c in range(nc):
+            p = C.coef[c, 0] * C.acc_n[c]
+            if C.flag[c] == 2 and p > 0.0:
+                C.acc_n[c] += p
+                _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1],
+                      p * C.normal[c, 2])
+        for c in range(nc):
+            if C.flag[c] != 0:
+                ux, uy, uz = _rel_velocity(B, C, c)
+                target[c] = max(C.normal[c, 0] * ux + C.normal[c, 1] * uy
+                                + C.normal[c, 2] * uz, 0.0)
+        _collision_sweeps(B, C, settings, k, target, eps)
+    # the collision impulses stay: the position stage starts its own accumulation
+    for c in range(nc):
+        if C.flag[c] != 0:
+            C.acc_c[c] += C.acc_n[c]
+            C.acc_n[c] = C.save[c, 0]
+            for i in range(3):
+                C.acc_t[c, i] = C.save[c, 1 + i]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _collision_sweeps(B, C, settings, k, target, eps):
+    """Gauss-Seidel over the colliding contacts towards u_n >= u_n* (no pull), friction."""
+    sweeps = int(settings[S_CONTACT_SWEEPS])
+    for _ in range(sweeps):
+        worst = 0.0
+        for c in range(C.body.shape[0]):
+            if C.flag[c] == 0:
+                continue
+            _k(B, C.heavy, C, c, k)
+            knn = _knn(C, c, k)
+            if knn <= TINY:
+                continue
+            ux, uy, uz = _rel_velocity(B, C, c)
+            nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+            un = nx * ux + ny * uy + nz * uz
+            p = (target[c] - un) / knn          # p = (n^T K n)^-1 (u_n* - u_n)
+            new = max(C.acc_n[c] + p, 0.0)
+            p = new - C.acc_n[c]
+            C.acc_n[c] = new
+            if p != 0.0:
+                _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
+            du = abs(p) * knn
+            ux, uy, uz = _rel_velocity(B, C, c)
+            du = max(du, _friction(B, C.heavy, C, c, k, ux, uy, uz, new, C.acc_t))
+            worst = max(worst, du)
+        if worst < eps:
+            break
+
+
+# ---- (b) resting contacts in the look-ahead loop -------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def correct_position(B, C, c, heavy, h, eps, order, gravity, scratch_a, scratch_x, k):
+    """One visit of contact c in the position loop: (error [m], corrected)."""
+    static, pos, vel, omega = B.static, B.pos, B.vel, B.omega
+    a, b = C.body[c, 0], C.body[c, 1]
+    for side in range(2):
+        ensure_look_ahead(C.body[c, side], static, B.pred_ok, pos, vel, omega, B.inertia_w,
+                          B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot, h, order,
+                          gravity, scratch_a, scratch_x)
+    pa = predicted_point(static, pos, B.pred_pos, B.pred_rot, a, C.arm[c, 0, 0],
+                         C.arm[c, 0, 1], C.arm[c, 0, 2])
+    pb = predicted_point(static, pos, B.pred_pos, B.pred_rot, b, C.arm[c, 1, 0],
+                         C.arm[c, 1, 1], C.arm[c, 1, 2])
+    # relative displacement over the step: d = (a' - a_0) - (b' - b_0)
+    dx = pa[0] - C.ref[c, 0, 0] - pb[0] + C.ref[c, 1, 0]
+    dy = pa[1] - C.ref[c, 0, 1] - pb[1] + C.ref[c, 1, 1]
+    dz = pa[2] - C.ref[c, 0, 2] - pb[2] + C.ref[c, 1, 2]
+    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+    g = -C.depth[c] + nx * dx + ny * dy + nz * dz     # g' = -depth + n.d
+    acc = C.acc_n[c]
+    if g >= 0.0 and acc <= 0.0 and C.acc_t[c, 0] == 0.0 and C.acc_t[c, 1] == 0.0 \
+            and C.acc_t[c, 2] == 0.0:
+        return 0.0, False                             # apart: nothing to do
+    _k(B, heavy, C, c, k)
+    knn = _knn(C, c, k)
+    if knn <= TINY:
+        return 0.0, False
+    p = -g / (h * knn)                                # p = (n^T K n)^-1 (-g'/h)
+    new = max(acc + p, 0.0)
+    p = new - acc
+    C.acc_n[c] = new
+    if p != 0.0:
+        _push(B, heavy, C, c, p * nx, p * ny, p * nz)
+    # mean relative velocity over the step after p: d/h + p K n
+    ux = dx / h + p * (k[0, 0] * nx + k[0, 1] * ny + k[0, 2] * nz)
+    uy = dy / h + p * (k[1, 0] * nx + k[1, 1] * ny + k[1, 2] * nz)
+    uz = dz / h + p * (k[2, 0] * nx + k[2, 1] * ny + k[2, 2] * nz)
+    dt = _friction(B, heavy, C, c, k, ux, uy, uz, new, C.acc_t)
+    err = max(abs(p) * knn, dt) * h
+    return err, err >= eps
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def layers(B, C, cap):
+    """(d) Body layers: 0 for static bodies, else 1 + the lowest neighbour through a contact
+    (relaxation, at most cap + 1 passes); contact layer = the higher of its bodies'.
+    Returns the highest contact layer found (<= cap)."""
+    bl = C.body_layer
+    for b in range(bl.shape[0]):
+        bl[b] = 0 if B.static[b] else UNREACHED
+    for _ in range(cap + 1):
+        changed = False
+        for c in range(C.body.shape[0]):
+            a, b = C.body[c, 0], C.body[c, 1]
+            if bl[a] + 1 < bl[b]:
+                bl[b] = bl[a] + 1
+                changed = True
+            elif bl[b] + 1 < bl[a]:
+                bl[a] = bl[b] + 1
+                changed = True
+        if not changed:
+            break
+    top = 0
+    for c in range(C.body.shape[0]):
+        L = max(bl[C.body[c, 0]], bl[C.body[c, 1]])
+        C.layer[c] = L
+        if L <= cap and L > top:
+            top = L
+    return top
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x, k):
+    """(d) Layer by layer from the ground up; lower layers are infinitely heavy.
+    C.order lists the contacts by descending layer. Returns the number of contact visits."""
+    sweeps = int(settings[S_CONTACT_SWEEPS])
+    nc = C.body.shape[0]
+    order_idx = C.order
+    visits = 0
+    start = nc - 1
+    for L in range(1, top + 1):
+        while start >= 0 and C.layer[order_idx[start]] < L:
+            start -= 1
+        stop = start
+        while stop >= 0 and C.layer[order_idx[stop]] == L:
+            stop -= 1
+        if stop == start:
+            continue
+        for b in range(C.heavy.shape[0]):
+            C.heavy[b] = B.static[b] or C.body_layer[b] < L
+        for _ in range(sweeps):
+            moved = False
+            for i in range(start, stop, -1):
+                err, corrected = correct_position(B, C, order_idx[i], C.heavy, h, eps, order,
+                                                  gravity, scratch_a, scratch_x, k)
+                visits += 1
+                moved = moved or corrected
+            if not moved:
+                break
+        start = stop
+    for b in range(C.heavy.shape[0]):
+        C.heavy[b] = B.static[b]
+    return visits
+
+
+# ---- (c) velocity correction at t + h ------------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def correct_velocity(B, C, c, eps, k):
+    """Touching contact (it took impulse this step): u_n >= 0, accumulated impulse >= 0."""
+    if C.acc_n[c] <= 0.0:
+        return 0.0, False
+    ux, uy, uz = _rel_velocity(B, C, c)
+    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+    un = nx * ux + ny * uy + nz * uz
+    if un >= 0.0 and C.acc_v[c] <= 0.0 and C.acc_tv[c, 0] == 0.0 and C.acc_tv[c, 1] == 0.0 \
+            and C.acc_tv[c, 2] == 0.0:
+        return 0.0, False
+    _k(B, C.heavy, C, c, k)
+    knn = _knn(C, c, k)
+    if knn <= TINY:
+        return 0.0, False
+    p = -un / knn
+    new = max(C.acc_v[c] + p, 0.0)
+    p = new - C.acc_v[c]
+    C.acc_v[c] = new
+    if p != 0.0:
+        _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
+    # the correction impulse is a normal impulse too: its Coulomb friction (own budget)
+    ux, uy, uz = _rel_velocity(B, C, c)
+    err = max(abs(p) * knn, _friction(B, C.heavy, C, c, k, ux, uy, uz, new, C.acc_tv))
+    return err, err >= eps
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def save(C):
+    for c in range(C.body.shape[0]):
+        C.save[c, 0] = C.acc_n[c]
+        C.save[c, 1] = C.acc_t[c, 0]
+        C.save[c, 2] = C.acc_t[c, 1]
+        C.save[c, 3] = C.acc_t[c, 2]
+        C.save[c, 4] = C.acc_v[c]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def restore(C):
+    for c in range(C.body.shape[0]):
+        C.acc_n[c] = C.save[c, 0]
+        C.acc_t[c, 0] = C.save[c, 1]
+        C.acc_t[c, 1] = C.save[c, 2]
+        C.acc_t[c, 2] = C.save[c, 3]
+        C.acc_v[c] = C.save[c, 4]
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def touching(C):
+    """Contacts that carry normal impulse after the step."""
+    n = 0
+    for c in range(C.body.shape[0]):
+        if C.acc_n[c] + C.acc_v[c] + C.acc_c[c] > 0.0:
+            n += 1
+    return n

@@ -1,0 +1,238 @@
+"""Writes the contact scenes (rod_table, four_balls, box_stack, pyramid, funnel_1000,
+wall_car, hexapod) next to this file: python scenes/make_contact_scenes.py"""
+import json
+import math
+import os
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+G = 9.81
+
+
+def scene(name, description, bodies, joints=(), settings=None, camera=None):
+    d = {"format": "impulse-scene", "version": 1, "name": name, "description": description,
+         "settings": settings or {"h": 1.0 / 60.0},
+         "camera": camera or {"eye": [3.0, 2.0, 4.0], "target": [0.0, 0.5, 0.0], "fov_deg": 45},
+         "bodies": [ground()] + list(bodies)}
+    if joints:
+        d["joints"] = list(joints)
+    return d
+
+
+def ground(mu=0.5):
+    return {"name": "ground", "fixed": True, "shape": {"type": "plane"},
+            "material": {"static_friction": mu, "dynamic_friction": mu},
+            "color": [0.55, 0.57, 0.6]}
+
+
+def box(name, pos, size, mass=1.0, mu=0.5, fixed=False, color=(0.8, 0.5, 0.2), quat=None):
+    b = {"name": name, "shape": {"type": "box", "size": list(map(float, size))},
+         "position": [float(x) for x in pos],
+         "material": {"static_friction": mu, "dynamic_friction": mu}, "color": list(color)}
+    if quat is not None:
+        b["orientation"] = [float(q) for q in quat]
+    if fixed:
+        b["fixed"] = True
+    else:
+        b["mass"] = mass
+    return b
+
+
+def quat_axis(axis, angle):
+    a = np.asarray(axis, float) / np.linalg.norm(axis)
+    s = math.sin(angle / 2)
+    return [math.cos(angle / 2), a[0] * s, a[1] * s, a[2] * s]
+
+
+def rod_table():
+    """Stewart-Trinkle's rod: first impact at t = 0.383 s fixes the release height."""
+    half, rho, theta0, w = 0.25, 0.05, math.radians(30.0), 4.0
+    t1 = 0.383
+    # lower end height y - (l/2) sin(theta) - rho = 0 at t1 (theta = theta0 + w t)
+    y0 = 0.5 * G * t1 ** 2 + half * math.sin(theta0 + w * t1) + rho
+    ts = np.linspace(0, t1, 2000)
+    gap = y0 - 0.5 * G * ts ** 2 - half * np.sin(theta0 + w * ts) - rho
+    assert gap[:-1].min() > 0, "the end would touch earlier"
+    vol_c, vol_s = math.pi * rho ** 2 * 2 * half, 4.0 / 3.0 * math.pi * rho ** 3
+    j_axis = (0.5 * vol_c * rho ** 2 + 0.4 * vol_s * rho ** 2) / (vol_c + vol_s)  # m = 1
+    rod = {"name": "rod", "shape": {"type": "capsule", "radius": rho, "length": 2 * half},
+           "mass": 1.0, "inertia": [0.002, j_axis, 0.002], "position": [0.0, y0, 0.0],
+           "orientation": quat_axis([0, 0, 1], theta0 - math.pi / 2),
+           "angular_velocity": [0.0, 0.0, w],
+           "material": {"static_friction": 0.6, "dynamic_friction": 0.6, "restitution": 0.0},
+           "color": [0.85, 0.45, 0.2]}
+    return scene("Rod on a table",
+                 "Stewart & Trinkle 1996: a capsule rod (0.5 m + rounded ends of 0.05 m, 1 kg, "
+                 "J = 0.002 kg m^2, mu = 0.6) released at 30 degrees spinning at 4 rad/s towards "
+                 "vertical; first impact at t = 0.383 s, the other end lands at t = 0.548 s, "
+                 "then rest.", [rod], settings={"h": 0.001},
+                 camera={"eye": [0.0, 0.6, 2.5], "target": [0.0, 0.4, 0.0], "fov_deg": 45})
+
+
+def four_balls():
+    """Stewart-Trinkle's four balls; their frame is z up: (x, y, z) -> (x, z, -y)."""
+    def yup(v):
+        return [v[0], v[2], -v[1]]
+    pos = [[0, 0, 1], [1, 0, 0.1], [1.2 + 1e-5, 0, 0.1], [1.4 + 2e-5, 0, 0.1]]
+    balls = []
+    for i, p in enumerate(pos):
+        b = {"name": f"ball{i + 1}", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+             "inertia": [0.004, 0.004, 0.004], "position": yup(p),
+             "material": {"static_friction": 0.4, "dynamic_friction": 0.4, "restitution": 0.0},
+             "color": [0.2 + 0.2 * i, 0.4, 0.9 - 0.2 * i]}
+        if i == 0:
+            b["velocity"] = yup([1.5, 0.1, 0.0])
+        balls.append(b)
+    d = scene("Four balls", "Stewart & Trinkle 1996: a thrown ball lands at t = 0.428 s, "
+              "rolls and hits a row of three balls at t = 0.585 s (m = 1, r = 0.1, mu = 0.4, "
+              "inelastic).", balls, settings={"h": 0.001},
+              camera={"eye": [0.8, 1.2, 2.5], "target": [0.9, 0.1, 0.0], "fov_deg": 45})
+    d["bodies"][0]["material"] = {"static_friction": 0.4, "dynamic_friction": 0.4}
+    return d
+
+
+def box_stack():
+    boxes = [box(f"box{i}", [0.0, 0.1 + 0.2 * i, 0.0], [0.2] * 3, mu=0.5,
+                 color=(0.8, 0.3 + 0.05 * i, 0.2)) for i in range(10)]
+    return scene("Box stack", "Ten 0.2 m cubes of 1 kg (mu = 0.5) stacked on the ground.",
+                 boxes, camera={"eye": [2.5, 1.4, 3.0], "target": [0.0, 1.0, 0.0],
+                                "fov_deg": 45})
+
+
+def pyramid():
+    boxes, s, gap = [], 0.2, 0.01
+    for row, count in enumerate(range(6, 0, -1)):
+        for i in range(count):
+            x = (i - (count - 1) / 2) * (s + gap)
+            boxes.append(box(f"b{row}_{i}", [x, s / 2 + row * s, 0.0], [s] * 3,
+                             color=(0.8, 0.35 + 0.08 * row, 0.2)))
+    return scene("Pyramid", "21 boxes in rows of 6-5-4-3-2-1.", boxes,
+                 camera={"eye": [0.0, 0.8, 3.5], "target": [0.0, 0.5, 0.0], "fov_deg": 45})
+
+
+def funnel_1000():
+    """Bender's Fig. 3 left: 1000 cubes fall through a funnel into a box."""
+    statics = []
+    wall_c = (0.6, 0.6, 0.65)
+    for i, (x, z, sx, sz) in enumerate([(1.05, 0, 0.1, 2.2), (-1.05, 0, 0.1, 2.2),
+                                        (0, 1.05, 2.0, 0.1), (0, -1.05, 2.0, 0.1)]):
+        statics.append(box(f"box_wall{i}", [x, 0.5, z], [sx, 1.0, sz], fixed=True,
+                           color=wall_c))
+    # funnel: four plates sloping 45 degrees, bottom opening 0.9 m wide at y = 2
+    slope = math.radians(45.0)
+    length = 2.0
+    for i, (dx, dz) in enumerate([(1, 0), (-1, 0), (0, 1), (0, -1)]):
+        inner = 0.45
+        cx = dx * (inner + 0.5 * length * math.cos(slope))
+        cz = dz * (inner + 0.5 * length * math.cos(slope))
+        cy = 2.0 + 0.5 * length * math.sin(slope)
+        if dz:
+            axis = [1, 0, 0]
+            angle = -slope * dz
+        else:
+            axis = [0, 0, 1]
+            angle = slope * dx
+        statics.append(box(f"funnel{i}", [cx, cy, cz],
+                           [length, 0.05, 3.2] if dx else [3.2, 0.05, length], fixed=True,
+                           quat=quat_axis(axis, angle), color=(0.5, 0.6, 0.75)))
+    cubes = []
+    n, s, pitch = 10, 0.1, 0.15
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                cubes.append(box(f"c{k}_{i}_{j}",
+                                 [(i - 4.5) * pitch, 4.0 + k * pitch, (j - 4.5) * pitch],
+                                 [s] * 3, mass=1.0, mu=0.5,
+                                 color=(0.3 + 0.06 * i, 0.4 + 0.05 * j, 0.9 - 0.06 * k)))
+    return scene("Funnel (1000 cubes)", "Bender's VR paper Fig. 3 left: 1000 cubes of 0.1 m "
+                 "fall through a funnel into a box.", statics + cubes,
+                 settings={"h": 1.0 / 60.0},
+                 camera={"eye": [5.0, 4.0, 6.0], "target": [0.0, 2.0, 0.0], "fov_deg": 50})
+
+
+def wall_car():
+    """Bender's Fig. 3 right: a car with motorised wheels drives into a wall of 252 stones."""
+    stones = []
+    sx, sy, sz = 0.2, 0.2, 0.4
+    for row in range(12):
+        off = 0.5 * sz if row % 2 else 0.0
+        for i in range(21):
+            z = (i - 10) * (sz + 0.004) + off - 0.25 * sz   # 4 mm joints between stones
+            stones.append(box(f"s{row}_{i}", [3.0, sy / 2 + row * sy, z], [sx, sy, sz],
+                              mass=2.0, mu=0.6, color=(0.75, 0.35 + 0.02 * row, 0.3)))
+    chassis = box("chassis", [0.0, 0.55, 0.0], [1.6, 0.3, 0.9], mass=150.0, mu=0.5,
+                  color=(0.2, 0.4, 0.8))
+    wheels, joints = [], []
+    r, wdt = 0.3, 0.15
+    for i, (x, z) in enumerate([(0.6, 0.55), (0.6, -0.55), (-0.6, 0.55), (-0.6, -0.55)]):
+        name = f"wheel{i}"
+        wheels.append({"name": name, "shape": {"type": "cylinder", "radius": r, "height": wdt},
+                       "mass": 10.0, "position": [x, r, z],
+                       "orientation": quat_axis([1, 0, 0], math.pi / 2),
+                       "material": {"static_friction": 1.0, "dynamic_friction": 0.9},
+                       "color": [0.15, 0.15, 0.15]})
+        joints.append({"name": f"axle{i}", "type": "hinge", "bodies": ["chassis", name],
+                       "anchor": [x, r, z], "axis": [0, 0, 1],
+                       "motor": {"mode": "velocity", "target": -6.0, "max_force": 400.0}})
+    return scene("Car and wall", "Bender's VR paper Fig. 3 right: a car (chassis and four "
+                 "wheels on hinge joints with velocity motors) drives into a wall of 252 "
+                 "stones.", [chassis] + wheels + stones, joints,
+                 camera={"eye": [-3.0, 3.0, 7.0], "target": [2.0, 1.0, 0.0], "fov_deg": 50})
+
+
+def hexapod():
+    """Six two-axis legs (hip about y, knee about the leg's long axis) in a tripod gait."""
+    torso = box("torso", [0.0, 0.45, 0.0], [0.8, 0.12, 0.4], mass=4.0, color=(0.3, 0.6, 0.4))
+    bodies, joints = [torso], []
+    period = 1.0
+    times = [0.0, 0.25, 0.5, 0.75, 1.0]
+    for i, x in enumerate([0.3, 0.0, -0.3]):
+        for side in (1, -1):
+            leg = f"leg{i}{'L' if side > 0 else 'R'}"
+            thigh, shin = leg + "_thigh", leg + "_shin"
+            hip = [x, 0.45, side * 0.2]
+            knee = [x, 0.45, side * 0.4]
+            foot_x = x
+            bodies.append({"name": thigh, "shape": {"type": "capsule", "radius": 0.03,
+                                                    "length": 0.14},
+                           "mass": 0.3, "position": [x, 0.45, side * 0.3],
+                           "orientation": quat_axis([1, 0, 0], math.pi / 2),
+                           "color": [0.8, 0.8, 0.3]})
+            bodies.append({"name": shin, "shape": {"type": "capsule", "radius": 0.03,
+                                                   "length": 0.36},
+                           "mass": 0.3, "position": [foot_x, 0.45 - 0.21, side * 0.4],
+                           "material": {"static_friction": 1.0, "dynamic_friction": 0.9},
+                           "color": [0.9, 0.5, 0.2]})
+            # tripod: legs (0L, 1R, 2L) and (0R, 1L, 2R) in opposite phase
+            phase = ((i + (0 if side > 0 else 1)) % 2) * 0.5
+            swing = [0.35, 0.35, -0.35, -0.35, 0.35]    # hip: forward while lifted
+            lift = [0.0, 0.5, 0.0, 0.0, 0.0]             # knee: lift in the first half
+            if phase:
+                swing = [-0.35, -0.35, 0.35, 0.35, -0.35]
+                lift = [0.0, 0.0, 0.0, 0.5, 0.0]
+            joints.append({"name": leg + "_hip", "type": "hinge", "bodies": ["torso", thigh],
+                           "anchor": hip, "axis": [0, 1, 0], "collide": False,
+                           "motor": {"mode": "position", "max_force": 30.0,
+                                     "target": {"times": [t * period for t in times],
+                                                "values": swing, "repeat": True}}})
+            joints.append({"name": leg + "_knee", "type": "hinge", "bodies": [thigh, shin],
+                           "anchor": knee, "axis": [side, 0, 0],
+                           "motor": {"mode": "position", "max_force": 30.0,
+                                     "target": {"times": [t * period for t in times],
+                                                "values": lift, "repeat": True}}})
+    return scene("Hexapod", "Six legs on servo-axis hinges (hip about the vertical, knee) "
+                 "walk a tripod gait from target sequences.", bodies, joints,
+                 settings={"h": 0.005},
+                 camera={"eye": [2.0, 1.2, 2.0], "target": [0.0, 0.3, 0.0], "fov_deg": 45})
+
+
+SCENES = {"rod_table": rod_table, "four_balls": four_balls, "box_stack": box_stack,
+          "pyramid": pyramid, "funnel_1000": funnel_1000, "wall_car": wall_car,
+          "hexapod": hexapod}
+
+if __name__ == "__main__":
+    for name, make in SCENES.items():
+        with open(os.path.join(HERE, name + ".json"), "w") as f:
+            json.dump(make(), f, indent=1)
+            f.write("\n")

@@ -1,0 +1,196 @@
+"""Contacts, collisions and friction (engine/contacts.py) against published numbers."""
+import copy
+import json
+import os
+
+import numpy as np
+import pytest
+
+from engine.scene import load_scene, scene_to_world
+
+SCENES = os.path.join(os.path.dirname(__file__), "..", "scenes")
+
+
+def scene(name):
+    return load_scene(os.path.join(SCENES, name))
+
+
+def ground():
+    return {"name": "ground", "fixed": True, "shape": {"type": "plane"}}
+
+
+def doc(bodies, settings=None, joints=(), contacts=None):
+    d = {"format": "impulse-scene", "version": 1, "settings": settings or {"h": 0.001},
+         "bodies": list(bodies)}
+    if joints:
+        d["joints"] = list(joints)
+    if contacts is not None:
+        d["contacts"] = contacts
+    return d
+
+
+def impulse_by_pair(w):
+    cs, imp = w.contacts, w.contact_impulse
+    out = {}
+    if len(cs) == 0:
+        return out
+    names = w.body_names
+    for a, b, p in zip(cs.body_a, cs.body_b, imp):
+        key = frozenset((names[a], names[b]))
+        out[key] = out.get(key, 0.0) + float(p)
+    return out
+
+
+def test_rod_impacts_then_rest_without_chatter():
+    w = scene("rod_table.json")
+    assert w.settings.h == 0.001
+    first = second = None
+    ys, speeds = [], []
+    while w.time < 1.2 - 1e-9:
+        t = w.time
+        w.step()
+        cs, imp = w.contacts, w.contact_impulse
+        if len(cs) and imp.sum() > 0:
+            axis = w.B.rot[1][:, 1]                     # capsule axis (principal Y)
+            side = np.sign((cs.world - w.B.pos[1]) @ axis)[imp > 0]
+            if first is None:
+                first, first_side = t, side[0]
+            elif second is None and np.any(side == -first_side):
+                second = t
+        if w.time > 0.8:
+            ys.append(w.B.pos[1, 1])
+            speeds.append(max(np.abs(w.B.vel[1]).max(), np.abs(w.B.omega[1]).max() * 0.3))
+    assert first == pytest.approx(0.383, abs=0.003)
+    assert second == pytest.approx(0.548, abs=0.005)
+    assert max(speeds) < 1e-3                          # at rest before 0.8 s
+    assert np.ptp(ys) < 1e-5                           # and no chatter afterwards
+
+
+def test_four_balls_times_and_outcome():
+    w = scene("four_balls.json")
+    ground_hit = ball_hit = None
+    lifted = False
+    ball3_airborne = False
+    while w.time < 1.2 - 1e-9:
+        t = w.time
+        w.step()
+        p = impulse_by_pair(w)
+        if ground_hit is None and p.get(frozenset(("ball1", "ground")), 0) > 0:
+            ground_hit = t
+        if ball_hit is None and p.get(frozenset(("ball1", "ball2")), 0) > 0:
+            ball_hit = t
+        if ball_hit is not None and t < ball_hit + 0.05:
+            lifted |= w.B.pos[1, 1] > 0.1 + 5e-4          # friction lifts the thrown ball
+            ball3_airborne |= p.get(frozenset(("ball3", "ground")), 0) == 0
+    assert ground_hit == pytest.approx(0.4284, abs=0.003)
+    assert ball_hit == pytest.approx(0.585, abs=0.005)
+    assert lifted and ball3_airborne
+    vx = w.B.vel[1:, 0]
+    assert np.all(vx[1:] > 0.05)                        # the row moves off along +x
+    assert np.all(np.abs(w.B.pos[1:, 1] - 0.1) < 1e-3)  # back on the table, rolling
+
+
+@pytest.mark.parametrize("e", [0.5, 0.8])
+@pytest.mark.parametrize("law", ["newton", "poisson"])
+def test_sphere_bounces_to_e_squared_height(e, law):
+    drop = 1.0
+    w = scene_to_world(doc([ground(), {
+        "name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+        "position": [0, 0.1 + drop, 0], "material": {"restitution": e}}],
+        settings={"h": 0.001, "restitution_law": law}))
+    ys = []
+    hit = False
+    while w.time < 1.5:
+        w.step()
+        ys.append(w.B.pos[1, 1])
+        hit |= w.contact_impulse.sum() > 0
+        if hit and w.B.vel[1, 1] < 0:
+            break
+    assert max(ys[-50:]) - 0.1 == pytest.approx(e * e * drop, rel=0.02)
+
+
+def test_box_stack_stands_10_s():
+    w = scene("box_stack.json")
+    assert w.settings.h == pytest.approx(1 / 60)
+    p0 = w.B.pos.copy()
+    w.run(600)
+    drift = np.linalg.norm((w.B.pos - p0)[:, [0, 2]], axis=1)
+    assert drift[-1] <= 1e-3                            # top box
+    assert np.abs(w.B.pos[:, 1] - p0[:, 1]).max() < 1e-3   # nothing fell
+
+
+def test_pyramid_stands():
+    w = scene("pyramid.json")
+    p0 = w.B.pos.copy()
+    w.run(300)
+    assert np.abs(w.B.pos - p0).max() < 5e-3
+
+
+@pytest.mark.parametrize("name", ["rod_table.json", "four_balls.json", "box_stack.json",
+                                  "pyramid.json"])
+def test_contact_depth_stays_within_tolerance(name):
+    w = scene(name)
+    tol = w.settings.eps_pos + w.settings.contact_margin
+    worst = 0.0
+    for _ in range(int(round(1.0 / w.settings.h))):
+        w.step()
+        C = w.collision.C          # detected at the start of the step = end of the last one
+        if len(C.depth):
+            worst = max(worst, float(C.depth.max()))
+    assert worst <= tol
+
+
+def test_disabled_pair_passes_through():
+    def run(disabled):
+        a = {"name": "a", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+             "position": [-0.5, 1, 0], "velocity": [2, 0, 0]}
+        b = {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+             "position": [0.5, 1, 0], "velocity": [-2, 0, 0]}
+        w = scene_to_world(doc([a, b], settings={"h": 0.005, "gravity": [0, 0, 0]},
+                               contacts={"disabled_pairs": [["a", "b"]] if disabled else []}))
+        w.run(100)
+        return w
+    through = run(True)
+    assert through.B.pos[0, 0] > 0.4 and through.B.pos[1, 0] < -0.4
+    blocked = run(False)
+    assert blocked.B.pos[0, 0] < 0.0 < blocked.B.pos[1, 0]
+    blocked.set_pair_collision("a", "b", False)
+    assert blocked.contacts_spec["disabled_pairs"] == [["a", "b"]]
+
+
+def test_materials_combine_max_restitution_and_geometric_friction():
+    a = {"name": "a", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+         "position": [0, 0.1, 0], "material": {"restitution": 0.3, "static_friction": 0.4,
+                                               "dynamic_friction": 0.1}}
+    g = ground()
+    g["material"] = {"restitution": 0.6, "static_friction": 0.9, "dynamic_friction": 0.4}
+    w = scene_to_world(doc([g, a]))
+    w.step()
+    assert w.contact_count == 1
+    assert w.collision.C.coef[0] == pytest.approx([0.6, 0.6, 0.2])
+
+
+@pytest.mark.parametrize("name,seconds", [("rod_table.json", 0.2), ("four_balls.json", 0.2),
+                                          ("box_stack.json", 0.5), ("pyramid.json", 0.5),
+                                          ("funnel_1000.json", 0.05), ("wall_car.json", 0.1),
+                                          ("hexapod.json", 0.5)])
+def test_every_contact_scene_loads_and_runs(name, seconds):
+    w = scene(name)
+    d = json.load(open(os.path.join(SCENES, name)))
+    assert d["name"] and d["description"]
+    assert any(b.get("shape", {}).get("type") == "plane" and b.get("fixed")
+               for b in d["bodies"])
+    w.run(max(1, int(round(seconds / w.settings.h))))
+    assert np.isfinite(w.B.pos).all() and np.isfinite(w.B.vel).all()
+
+
+def test_live_edit_rebuilds_the_shape_rows():
+    w = scene("box_stack.json")
+    k = len(w.shape_kind)
+    w.add_body({"name": "extra", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+                "position": [1, 0.1, 0]})
+    assert len(w.shape_kind) == k + 1 and w.shape_body[-1] == len(w.models) - 1
+    w.remove_body("box0")
+    assert len(w.shape_kind) == k and w.shape_body.max() == len(w.models) - 1
+    w.step()
+    assert w.contact_count > 0
