@@ -64,7 +64,15 @@ def click_button(app, key):
     from app.ui.widgets import rects
 
     assert key in rects, f"button {key!r} was not drawn"
+    for _ in range(40):        # below the fold (e.g. a gallery card): wheel down to it
+        x0, y0, x1, y1 = rects[key]
+        if y1 <= app.viewer.window.height:
+            break
+        xdo("mousemove", *imgui_screen(app, app.viewer.window.width / 2, app.viewer.window.height / 2))
+        xdo("click", "5")
+        pump(app, 2)
     x0, y0, x1, y1 = rects[key]
+    assert y1 <= app.viewer.window.height, f"button {key!r} stays below the window"
     xdo("mousemove", *imgui_screen(app, (x0 + x1) / 2, (y0 + y1) / 2))
     pump(app, 2)
     xdo("click", "1")
