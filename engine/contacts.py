@@ -311,17 +311,29 @@ def correct_position(B, C, c, heavy, h, eps, order, gravity, scratch_a, scratch_
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def layers(B, C, cap):
+def layers(B, J, C, cap):
     """(d) Body layers: 0 for static bodies, else 1 + the lowest neighbour through a contact
     (relaxation, at most cap + 1 passes); contact layer = the higher of its bodies'.
+    Bodies on a joint are left out (layer UNREACHED): freezing one side of a joint would
+    break it, so their contacts are finished by the loop alone.
     Returns the highest contact layer found (<= cap)."""
     bl = C.body_layer
     for b in range(bl.shape[0]):
         bl[b] = 0 if B.static[b] else UNREACHED
+    jointed = C.heavy            # scratch here; prepare() resets it
+    for b in range(bl.shape[0]):
+        jointed[b] = False
+    for j in range(J.kind.shape[0]):
+        if J.enabled[j]:
+            for side in range(2):
+                if J.body[j, side] >= 0:        # -1: the world
+                    jointed[J.body[j, side]] = True
     for _ in range(cap + 1):
         changed = False
         for c in range(C.body.shape[0]):
             a, b = C.body[c, 0], C.body[c, 1]
+            if jointed[a] and not B.static[a] or jointed[b] and not B.static[b]:
+                continue
             if bl[a] + 1 < bl[b]:
                 bl[b] = bl[a] + 1
                 changed = True
@@ -330,6 +342,8 @@ def layers(B, C, cap):
                 changed = True
         if not changed:
             break
+    for b in range(bl.shape[0]):
+        jointed[b] = B.static[b]
     top = 0
     for c in range(C.body.shape[0]):
         L = max(bl[C.body[c, 0]], bl[C.body[c, 1]])

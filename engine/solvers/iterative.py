@@ -126,14 +126,20 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
         elif idx < m_sp:
             err, corrected = spring.correct_iterated(B, Sp, idx - m, h, h_prev, eps, order,
                                                      gravity, scratch_a, scratch_x, scratch_arms)
-        else:   # contacts: own tolerance; Gauss-Seidel over contacts may oscillate, so
-            # only a non-finite error counts for the divergence test
-            err, corrected = contacts.correct_position(B, C, C.order[idx - m_sp], C.heavy, h, eps_c,
-                                                       order, gravity, scratch_a, scratch_x,
-                                                       scratch_rows[0])
+        elif cycles <= contact_cycles:
+            # contacts: own tolerance; Gauss-Seidel over contacts may oscillate (Coulomb
+            # friction is not smooth), so only a non-finite error counts for the divergence
+            # test; after contact_cycles they get one last cycle without asking for more,
+            # then rest (impulses kept) so the joints can finish against them; shock
+            # propagation finishes the free bodies' contacts
+            err, corrected = contacts.correct_position(B, C, C.order[idx - m_sp], C.heavy, h,
+                                                       eps_c, order, gravity, scratch_a,
+                                                       scratch_x, scratch_rows[0])
             err = 0.0 if np.isfinite(err) else err
-            if cycles >= contact_cycles:   # capped: shock propagation finishes the contacts
+            if cycles == contact_cycles:
                 corrected = False
+        else:
+            err, corrected = 0.0, False
         checks += 1
         if corrected:
             stats[T_IMPULSES] += 1
@@ -150,7 +156,10 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             cycles += 1
             # diverging: not finite, or the largest error (above eps) grew in GROWING_CYCLES
             # cycles in a row -- single rises are normal Gauss-Seidel behaviour
-            rising = rising + 1 if (cycle_max > prev_max and cycle_max >= eps) else 0
+            # (while contacts still push, joint errors may rise: not counted)
+            settled = cycles > contact_cycles or items == m_sp
+            rising = rising + 1 if (settled and cycle_max > prev_max and cycle_max >= eps) \
+                else 0
             if may_abort and (not np.isfinite(cycle_max) or rising >= GROWING_CYCLES):
                 ok = False
                 break
@@ -278,7 +287,7 @@ def step(B, J, Sp, C, settings, stats, W):
     warmed = False
     top = 0
     if nc > 0:   # contact graph layers: visit top-down in the loop, shock pass bottom-up
-        top = contacts.layers(B, C, max(int(settings[S_SHOCK_PASSES]), 1))
+        top = contacts.layers(B, J, C, max(int(settings[S_SHOCK_PASSES]), 1))
         C.order[:] = np.argsort(-C.layer, kind="mergesort")
         stats[T_LAYERS] = top
         if settings[S_SHOCK_PASSES] <= 0:
