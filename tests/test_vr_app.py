@@ -224,6 +224,28 @@ def test_simulated_head_pose_moves_the_camera(app):
     assert app.viewer.camera.eye[0] - mirror0[0] == pytest.approx(0.4, abs=0.02)  # mirror
 
 
+def test_mirror_window_shows_the_left_eye(app, tmp_path):
+    stand_at(app, 1.5, 3.0)
+    app.vr.keep_images = True
+    pump(app)
+    app.vr.keep_images = False
+    eye = app.vr.eye_images[0]
+    shot = app.viewer.screenshot(tmp_path / "mirror.png", with_ui=False)
+    h, w = shot.shape[:2]
+    eh, ew = eye.shape[:2]
+    scale = min(w / ew, h / eh)
+    x0 = (w - int(ew * scale)) // 2
+    inner = shot[:, x0:x0 + int(ew * scale)]              # the letterboxed eye image
+    small = inner[::int(round(scale)), ::int(round(scale))][:eh, :ew].astype(int)
+    assert np.abs(small - eye.astype(int)).mean() < 12     # the same picture, scaled
+    app.vr.mirror_follows_head = False                     # the desktop camera renders again
+    try:
+        free = app.viewer.screenshot(with_ui=False)
+    finally:
+        app.vr.mirror_follows_head = True
+    assert np.abs(free.astype(int) - shot.astype(int)).mean() > 3
+
+
 def test_squeeze_grabs_lifts_and_throws_a_body(app):
     from app.vr.controls import RIGHT
 

@@ -23,6 +23,7 @@ from app.vr.flat_boxes import FlatBoxes, box_matrix
 from app.vr.frame_budget import FrameBudget
 from app.vr.hand_grab import HandGrab
 from app.vr.locomotion import Locomotion, head_pose, place_head
+from app.vr.mirror import EyeMirror
 from app.vr.pointer import aim_ray, pick_body
 from app.vr.session import VRSession
 from app.vr.wrist_menu import hit_button, menu_boxes
@@ -43,6 +44,8 @@ class VRMode:
         self.renderer = viewer.renderer
         self.vr = VRSession(viewer.ctx, resolution_scale=resolution_scale)
         self.hud = FlatBoxes(viewer.ctx)
+        self.mirror = EyeMirror(viewer.ctx)
+        viewer.scene_override = self._show_mirror
         self.budget = FrameBudget()
         self.edit = VREditTool(app, self.renderer)
         self.mirror_follows_head = True
@@ -122,6 +125,8 @@ class VRMode:
         if self.show_hud:
             fbo.use()
             self.hud.draw(self._hud, view, proj, depth_test=False)
+        if eye == 0:
+            self.mirror.keep(fbo, self.vr.eye_sizes[0])
         if self.keep_images:
             data = np.frombuffer(fbo.read(components=3), np.uint8)
             self.eye_images[eye] = data.reshape(fbo.height, fbo.width, 3)[::-1].copy()
@@ -143,10 +148,19 @@ class VRMode:
         return boxes
 
     def _follow_head(self) -> None:
+        """The desktop camera at the head (mouse picks in the mirror match its image)."""
         head = head_pose(self.vr)
         if head is not None:
-            eye = head[:3, 3]
-            self.app.viewer.camera.look_at_points(eye, eye - head[:3, 2])
+            eye, camera = head[:3, 3], self.app.viewer.camera
+            camera.look_at_points(eye, eye - head[:3, 2])
+            camera.fov_deg = float(np.degrees(2 * np.arctan(1 / self.vr.eyes[0].proj[1, 1])))
+
+    def _show_mirror(self, fb, size) -> bool:
+        """Viewer.scene_override: the left eye's image while the mirror follows the head."""
+        if not (self.mirror_follows_head and self.mirror.ready):
+            return False
+        self.mirror.show(fb, size, self.app.viewer.options.background)
+        return True
 
     # ------------------------------------------------------------ wrist menu
     def press(self, key: str) -> None:
@@ -185,6 +199,9 @@ class VRMode:
     def close(self) -> None:
         """End the session cleanly and give the desktop its loop back."""
         self._drop_grab()
-        self.app.viewer.window.switch_to()
+        viewer = self.app.viewer
+        viewer.scene_override = None
+        viewer.window.switch_to()
         self.vr.close()
         self.hud.release()
+        self.mirror.release()
