@@ -13,6 +13,7 @@ menu button plays / pauses; left stick moves, right stick snap-turns.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -50,6 +51,7 @@ class VRMode:
         self.edit = VREditTool(app, self.renderer)
         self.mirror_follows_head = True
         self.show_hud = True                # controller rays and the wrist menu
+        self.eye_options = viewer.options
         self.keep_images = False            # tests: keep each eye's image in eye_images
         self.eye_images: dict[int, np.ndarray] = {}
         self.hovered_button: str | None = None
@@ -108,7 +110,10 @@ class VRMode:
         self._step_physics(vr, dt)
         self.app.viewer.options.hovered = pick_body(self.renderer, *ray)[0] if right.active else -1
         self.app.scene_view.gizmo_lines = self.grab.gizmo_lines()
-        self.renderer.prepare(self.app.scene_view, self.app.viewer.options)
+        # the desktop's options, less the see-through joint gizmos (a second gizmo pass:
+        # on llvmpipe that halves the eyes' cost for tree_255's 254 joints)
+        self.eye_options = dataclasses.replace(self.app.viewer.options, gizmo_xray=False)
+        self.renderer.prepare(self.app.scene_view, self.eye_options)
         self._hud = self._hud_boxes(vr)
 
     def _step_physics(self, vr, dt: float) -> None:
@@ -121,7 +126,7 @@ class VRMode:
 
     def _render_eye(self, eye: int, fbo, view, proj) -> None:
         t0 = time.perf_counter()
-        self.renderer.draw(fbo, view, proj, self.app.viewer.options, self.vr.eye_sizes[eye])
+        self.renderer.draw(fbo, view, proj, self.eye_options, self.vr.eye_sizes[eye])
         if self.show_hud:
             fbo.use()
             self.hud.draw(self._hud, view, proj, depth_test=False)
