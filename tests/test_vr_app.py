@@ -327,6 +327,32 @@ def test_wrist_menu_pause_step_reset(app):
     assert not loop.paused
 
 
+def test_thumbstick_locomotion_snap_turn_and_recentre(app):
+    from app.vr.controls import LEFT, RIGHT
+    from app.vr.locomotion import yaw_of
+
+    controls = app.vr.vr.controls
+    start = app.vr.vr.world_from_stage.copy()
+    controls.simulate(LEFT, thumbstick=[0.0, 1.0])          # forward
+    pump(app, 6)
+    controls.simulate(LEFT, thumbstick=[0.0, 0.0])
+    pump(app)
+    moved = app.vr.vr.world_from_stage[:3, 3] - start[:3, 3]
+    # the play area moved along the head's facing (-Z; the simulated head wobbles a little)
+    assert moved[2] < -0.2 and abs(moved[0]) < 0.2 * abs(moved[2]) and moved[1] == 0.0
+    yaw0 = yaw_of(head(app))
+    controls.simulate(RIGHT, thumbstick=[1.0, 0.0])         # snap right, once per push
+    pump(app, 4)
+    controls.simulate(RIGHT, thumbstick=[0.0, 0.0])
+    pump(app)
+    turn = np.degrees((yaw_of(head(app)) - yaw0 + np.pi) % (2 * np.pi) - np.pi)
+    assert turn == pytest.approx(-30.0, abs=1.0)
+    press_wrist(app, "recentre")
+    pump(app)
+    assert np.allclose(head(app)[[0, 2], 3], [1.5, 6.0], atol=0.05)   # the scene camera's spot
+    assert abs(yaw_of(head(app))) < np.radians(1.0)
+
+
 def test_solver_budget_follows_the_display_period_and_the_mirror_shows_the_residual(app):
     from app.ui.vr_panel import vr_lines
     from app.ui.widgets import rects
