@@ -272,6 +272,14 @@ def test_squeeze_grabs_lifts_and_throws_a_body(app):
     # let go it would fall; held by the capped soft joint it rises towards the hand
     assert world.body_pos[b][1] > start[1] + 0.3, world.body_pos[b] - start
     assert np.linalg.norm(world.body_pos[b] - app.vr.grab.target) < 0.3
+    from app.vr.hand_grab import IMPACT_PULSE
+
+    impacts = app.vr.grab.impacts
+    assert impacts == 0                                   # a smooth lift is no impact
+    world.body_vel[b] += [0.0, 0.0, 4.0]                 # a knock that no step explains
+    pump(app, 2)
+    assert app.vr.grab.impacts == impacts + 1
+    assert controls.haptics_sent[-1] == (RIGHT, *IMPACT_PULSE)
     controls.simulate(RIGHT, squeeze=0.0, linear_velocity=[0.0, 3.0, 0.0],
                       angular_velocity=[0.0, 0.0, 0.0])
     app.session.loop.pause()                              # the throw before any step

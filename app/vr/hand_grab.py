@@ -5,8 +5,9 @@ body with the controller's velocity.
 
 The grabbed point keeps its place in the controller's frame, so the body follows the hand
 as if held on a rigid stick of the ray's length. Haptics: a pulse on grab, and a short
-pulse on an impact of the held body (a velocity jump within one step larger than gravity
-and the drag explain: collisions, joint limits).
+pulse on an impact of the held body: a velocity jump within one step that gravity and the
+drag do not explain, larger than IMPACT_DV and than IMPACT_RATIO times the previous step's
+(joints pulling steadily against the hand are no impact), at most one per IMPACT_GAP_S.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from app.vr.pointer import aim_ray, pick_body
 
 FORCE_FACTOR = 5.0        # drag cap: this many times the body's weight (as the mouse drag)
 IMPACT_DV = 1.0           # m/s of unexplained velocity change in one step = an impact
+IMPACT_RATIO = 3.0
+IMPACT_GAP_S = 0.1        # simulated seconds between two impact pulses
 GRAB_PULSE = (0.8, 0.05)  # amplitude, seconds
 IMPACT_PULSE = (1.0, 0.02)
 
@@ -34,8 +37,11 @@ class HandGrab:
         self.hand = -1
         self.body = -1
         self.local = np.zeros(4)            # grabbed point in the aim frame (homogeneous)
+        self.target = np.zeros(3)           # where the hand wants that point now
         self.impacts = 0
         self._v_before = None
+        self._jolt = 0.0                    # last step's unexplained velocity change
+        self._last_impact = -np.inf
 
     @property
     def active(self) -> bool:
@@ -85,7 +91,7 @@ class HandGrab:
         """Let go without throwing (edits, reset, leaving VR)."""
         if self.active:
             self.adapter.stop()
-        self.hand, self.body, self._v_before = -1, -1, None
+        self.hand, self.body, self._v_before, self._jolt = -1, -1, None, 0.0
 
     def before_step(self) -> None:
         """Session step hook: a pulse when the held body's velocity jumped in the last step."""
@@ -96,9 +102,13 @@ class HandGrab:
         if self._v_before is not None:
             drag = getattr(w.drag, "last_impulse", np.zeros(3)) * float(w.B.inv_mass[b])
             gravity = np.asarray(w.settings.gravity, float) * w.settings.h
-            if np.linalg.norm(v - self._v_before - drag - gravity) > IMPACT_DV:
+            jolt = float(np.linalg.norm(v - self._v_before - drag - gravity))
+            if (jolt > max(IMPACT_DV, IMPACT_RATIO * self._jolt)
+                    and w.time - self._last_impact >= IMPACT_GAP_S):
                 self.impacts += 1
+                self._last_impact = w.time
                 self.pulse(self.hand, *IMPACT_PULSE)
+            self._jolt = jolt
         self._v_before = v
 
     def gizmo_lines(self) -> np.ndarray:
