@@ -4,11 +4,14 @@
     impulse view [SCENE.json]                open a scene (no scene: the launcher)
     impulse view SCENE --screenshot OUT.png --frames N [--size WxH] [--no-ui]
                                              simulate and render N frames, save the last, exit
+    impulse view SCENE --vr                  the scene in an OpenXR headset, this window mirrors
     impulse install-launcher                 desktop entry + icon for the application menu
     impulse bench viewer [--json OUT]        viewer fps and real-time factor (app/bench_viewer.py)
+    impulse bench vr [--json [OUT]]          VR frames/s and missed frames (app/bench_vr.py)
     impulse sim ... / impulse bench ...      headless engine commands (engine/cli.py)
 
-A bad scene file given to `view` prints one line (file: JSON path: problem) and exits 2.
+A bad scene file given to `view` prints one line (file: JSON path: problem) and exits 2;
+so does `view --vr` without an OpenXR runtime (the line says how to install one).
 """
 import argparse
 import os
@@ -24,7 +27,11 @@ def parse_view(argv):
     p.add_argument("--no-ui", action="store_true", help="hide the panels")
     p.add_argument("--no-vsync", action="store_true")
     p.add_argument("--paused", action="store_true", help="start paused")
+    p.add_argument("--vr", action="store_true",
+                   help="show the scene in an OpenXR headset (the window becomes the mirror)")
     args = p.parse_args(argv)
+    if args.vr and not args.scene:
+        p.error("--vr needs a scene file")
     try:
         args.width, args.height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
@@ -36,6 +43,13 @@ def parse_view(argv):
 
 def view(argv) -> int:
     args = parse_view(argv)
+    if args.vr:
+        from app.vr.runtime import unavailable_reason
+
+        problem = unavailable_reason()
+        if problem:
+            print(f"impulse: {problem}", file=sys.stderr)
+            return 2
     session = None
     if args.scene:
         from app.session import Session
@@ -50,8 +64,8 @@ def view(argv) -> int:
         from app.app import App
         from app.window import Viewer
 
-        viewer = Viewer(None, args.width, args.height, vsync=not (args.no_vsync or args.frames),
-                        show_ui=not args.no_ui)
+        viewer = Viewer(None, args.width, args.height,
+                        vsync=not (args.no_vsync or args.frames or args.vr), show_ui=not args.no_ui)
     except Exception as e:  # noqa: BLE001 - no X display / no OpenGL: one line, no traceback
         print(f"impulse: cannot open a window (display {os.environ.get('DISPLAY') or 'not set'}): "
               f"{type(e).__name__}: {e}", file=sys.stderr)
@@ -63,11 +77,18 @@ def view(argv) -> int:
         from app.recent import add_recent
 
         add_recent(args.scene)
+    if args.vr and not app.enter_vr():
+        print(f"impulse: {app.errors[0] if app.errors else 'VR did not start'}", file=sys.stderr)
+        app.close()
+        viewer.close()
+        return 2
     try:
         viewer.run(frames=args.frames, screenshot=args.screenshot)
     finally:
         app.close()
         viewer.close()
+    if args.vr:
+        print(f"vr: {app.status}")
     if args.screenshot:
         print(f"screenshot: {args.screenshot} ({viewer.frame_count} frames, "
               f"t = {session.world.time if session else 0:.3f} s)")
@@ -92,6 +113,10 @@ def main(argv=None):
         from app.bench_viewer import main as bench_main
 
         sys.exit(bench_main(argv[2:]))
+    if cmd == "bench" and len(argv) > 1 and argv[1] == "vr":
+        from app.bench_vr import main as bench_vr_main
+
+        sys.exit(bench_vr_main(argv[2:]))
     if cmd.endswith(".json") and os.path.isfile(cmd):
         sys.exit(view(argv))               # `impulse SCENE.json` (file managers, drops)
     from engine import cli

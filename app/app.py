@@ -36,6 +36,7 @@ from app.ui.solver_panel import draw_solver_panel
 from app.ui.stats_panel import draw_stats_panel
 from app.ui.timeline import draw_timeline
 from app.ui.tools_panel import draw_tools
+from app.ui.vr_panel import draw_vr_panel
 from engine import SceneError
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class App:
         self.scroll_tree_to_selection = False
         self.panels = {"tree": True, "inspector": True, "solver": True, "stats": True,
                        "tools": True, "contacts": False,
-                       "timeline": True, "help": False}
+                       "timeline": True, "help": False, "vr": False}
         self.stats = StatsSeries()
         self.recorder = Recorder()
         self.media_dir = media_dir
@@ -64,6 +65,7 @@ class App:
         self.overlay_lines: list[str] = []
         self.filter_pick = [0, 1]
         self.quitting = False
+        self.vr = None                         # app.vr.mode.VRMode while in VR
         viewer.update = self.update
         viewer.draw_ui = self.draw_ui
         viewer.on_files = self.on_files
@@ -93,6 +95,8 @@ class App:
         self.grab = MouseGrab(self.viewer, session.world)
         self.viewer.grab = self.grab
         session.listeners.append(self._on_edit)
+        if self.vr is not None:
+            self.vr.on_session(session)
         self.stats.clear()
         self.stats.record(session.world)
         self.selection = None
@@ -111,6 +115,7 @@ class App:
 
     def show_launcher(self) -> None:
         def go():
+            self.exit_vr()
             self.session = None
             self.viewer.set_world(None)
             self.viewer.grab = None
@@ -223,6 +228,8 @@ class App:
     def _on_edit(self, cmd) -> None:
         if cmd.structural and self.grab is not None:
             self.grab.cancel()
+        if cmd.structural and self.vr is not None:
+            self.vr.grab.cancel()
         self._sync_selection()
         self._update_title()
 
@@ -307,6 +314,42 @@ class App:
             self.stats.clear()
             self.stats.record(self.world)
 
+    # ================================================================ VR
+    def enter_vr(self, resolution_scale: float = 1.0) -> bool:
+        """Start VR mode (the headset shows the scene, this window stays as the mirror).
+        Without a runtime the one-line reason is shown and the desktop goes on."""
+        if self.vr is not None:
+            return True
+        if self.session is None:
+            self.show_errors(["Enter VR: open a scene first"])
+            return False
+        from app.vr.runtime import RuntimeNotFound, unavailable_reason
+
+        problem = unavailable_reason()
+        if problem:
+            self.show_errors([problem])
+            return False
+        try:
+            from app.vr.mode import VRMode
+
+            self.vr = VRMode(self, resolution_scale)
+        except RuntimeNotFound as e:
+            self.show_errors([str(e)])
+            return False
+        except Exception as e:  # noqa: BLE001 - any runtime failure: one line, desktop goes on
+            self.show_errors([f"Enter VR failed: {type(e).__name__}: {e}"])
+            return False
+        self.panels["vr"] = True
+        self.status = f"VR: {self.vr.vr.system_name}"
+        return True
+
+    def exit_vr(self) -> None:
+        if self.vr is not None:
+            vr, self.vr = self.vr, None
+            vr.close()
+            self.status = (f"left VR: {vr.vr.frames_submitted} frames submitted, "
+                           f"{vr.vr.missed_frames} missed")
+
     # ================================================================ media
     def screenshot(self, path=None) -> Path | None:
         if self.session is None:
@@ -336,7 +379,13 @@ class App:
             return
         if self.grab is not None:
             self.scene_view.gizmo_lines = self.grab.gizmo_lines()
-        report = self.session.loop.advance(dt)
+        if self.vr is not None:
+            report = self.vr.frame(dt)
+            if report is None:                 # the runtime ended the session
+                self.exit_vr()
+                return
+        else:
+            report = self.session.loop.advance(dt)
         if report.steps:
             self.stats.record(self.world)
         if self.recorder.active:
@@ -358,7 +407,8 @@ class App:
             for flag, fn in (("tree", draw_scene_tree), ("inspector", draw_inspector),
                              ("solver", draw_solver_panel), ("stats", draw_stats_panel),
                              ("tools", draw_tools),
-                             ("contacts", draw_contacts_panel), ("timeline", draw_timeline)):
+                             ("contacts", draw_contacts_panel), ("timeline", draw_timeline),
+                             ("vr", draw_vr_panel)):
                 if p[flag]:
                     fn(self)
             draw_overlay(self)
@@ -398,6 +448,7 @@ class App:
 
     # ================================================================ teardown
     def close(self) -> None:
+        self.exit_vr()
         if self.recorder.active:
             self.recorder.stop()
         self.launcher.release()

@@ -55,6 +55,15 @@ class DragAdapter:
         return np.zeros(3)
 
 
+def weight_cap(world, b: int, factor: float) -> float | None:
+    """Drag force cap of body b: `factor` times its weight (None for fixed bodies)."""
+    inv_mass = float(world.B.inv_mass[b]) if hasattr(world, "B") else 0.0
+    if inv_mass <= 0:
+        return None
+    g = float(np.linalg.norm(world.settings.gravity)) or 9.81
+    return factor * g / inv_mass
+
+
 def ray_plane(origin, direction, point, normal):
     """Intersection of a ray with a plane, or None if parallel / behind."""
     denom = float(np.dot(direction, normal))
@@ -90,11 +99,7 @@ class MouseGrab:
         return self.viewer.camera.direction
 
     def max_force(self, b: int) -> float | None:
-        inv_mass = float(self.world.B.inv_mass[b]) if hasattr(self.world, "B") else 0.0
-        if inv_mass <= 0:
-            return None
-        g = float(np.linalg.norm(self.world.settings.gravity)) or 9.81
-        return self.force_factor * g / inv_mass
+        return weight_cap(self.world, b, self.force_factor)
 
     def begin(self, body: int, point, ray) -> bool:
         if not self.enabled or body < 0 or bool(self.world.body_static[body]):

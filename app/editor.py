@@ -438,3 +438,28 @@ def body_at_rest_spec(world, kind: str, position, size: float = 0.3, color=None)
     if color is not None:
         spec["color"] = [float(c) for c in color]
     return spec
+
+
+def joint_types() -> list[str]:
+    """The joint types the editor can add: the engine's joints and springs."""
+    from engine.joints import KIND_NAMES
+
+    return list(KIND_NAMES) + ["spring"]
+
+
+AXIS_TYPES = {"hinge", "slider", "cylindrical", "universal", "rail", "planar", "generic"}
+
+
+def new_joint_spec(world, kind: str, a: str, b: str, pa, pb, axis,
+                   stiffness: float = 100.0, damping: float = 1.0) -> dict:
+    """A new joint of `kind` between bodies a and b ("world" allowed) picked at world points
+    pa and pb: the anchor is pb (a spring spans pa..pb); `axis` for the types that have one."""
+    name = unique_name(all_joint_names(world), f"{kind}_{a}_{b}")
+    if kind == "spring":
+        return {"name": name, "type": "spring", "bodies": [a, b],
+                "anchors": [[float(x) for x in pa], [float(x) for x in pb]],
+                "stiffness": float(stiffness), "damping": float(damping)}
+    spec = {"name": name, "type": kind, "bodies": [a, b], "anchor": [float(x) for x in pb]}
+    if kind in AXIS_TYPES:
+        spec["axis"] = [float(x) for x in axis]
+    return spec

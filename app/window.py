@@ -47,6 +47,7 @@ class Viewer:
         self.on_quit: Callable[[], bool] | None = None   # False keeps the window open
         self.grab = None            # object with begin(body, point, ray), move(ray), end()
         self.loop = None            # FixedStepLoop, for the pause/step/speed keys
+        self.scene_override = None  # callable(fb, size) -> True if it drew the 3D view (VR mirror)
         self.show_ui = show_ui
         self.ui = ImGuiLayer(self.window) if show_ui else None
         self.controller = CameraController(self)
@@ -132,6 +133,8 @@ class Viewer:
     # ---------------------------------------------------------------- frames
     def render_scene(self, fb, size) -> None:
         """The 3D view of the current world into fb (lower-left `size` pixels)."""
+        if self.scene_override is not None and self.scene_override(fb, size):
+            return
         view, proj = self.matrices()
         if self.world is None:
             fb.use()

@@ -30,6 +30,9 @@ def is_software(ctx: moderngl.Context) -> bool:
     return any(word in name for word in ("llvmpipe", "softpipe", "swrast", "software"))
 
 
+MAX_TARGETS = 4
+
+
 class Renderer:
     """Draws a scene's arrays into any moderngl framebuffer (window, offscreen, VR eye).
 
@@ -52,7 +55,8 @@ class Renderer:
                               MeshBatch(ctx, meshes.cylinder(10)), MeshBatch(ctx, meshes.cone(12)))
         self.hulls: dict[tuple[int, int], tuple[str, MeshBatch]] = {}
         self.ground = Ground(ctx, self.progs["grid"])
-        self.target = RenderTarget(ctx, samples)
+        self.samples = samples
+        self.targets: dict[tuple[int, int], RenderTarget] = {}   # one per view size
         self.shadow = ShadowMap(ctx, shadow_size)
         self.picker = Picker(ctx, self.progs["pick"])
         self.instances = SceneInstances()
@@ -130,9 +134,10 @@ class Renderer:
         view = np.asarray(view, dtype=np.float64)
         proj = np.asarray(proj, dtype=np.float64)
         eye = np.linalg.inv(view)[:3, 3]
-        target = self.target.ensure(size)
-        target.use()
-        target.clear(*opts.background, 1.0, depth=1.0)
+        target = self._target(size)
+        fbo = target.fbo
+        fbo.use()
+        fbo.clear(*opts.background, 1.0, depth=1.0)
         self.shadow.depth.use(location=0)
         for prog in self.progs.values():
             self._common_uniforms(prog, view, proj, eye, opts)
@@ -166,7 +171,20 @@ class Renderer:
             set_uniform(shape, "u_alpha", 1.0)
             ctx.depth_func = "<"
             ctx.disable(moderngl.BLEND)
-        self.target.resolve(fb)
+        target.resolve(fb)
+
+    def _target(self, size) -> RenderTarget:
+        """The offscreen target of this view size (window and VR eyes alternate each frame,
+        so each size keeps its own; the oldest of more than MAX_TARGETS is dropped)."""
+        size = (max(int(size[0]), 1), max(int(size[1]), 1))
+        target = self.targets.pop(size, None)
+        if target is None:
+            target = RenderTarget(self.ctx, self.samples)
+            target.ensure(size)
+        self.targets[size] = target                  # most recently used last
+        while len(self.targets) > MAX_TARGETS:
+            self.targets.pop(next(iter(self.targets))).release()
+        return target
 
     def render(self, fb, view, proj, scene, options: RenderOptions | None = None,
                size: tuple[int, int] | None = None) -> None:
@@ -189,7 +207,7 @@ class Renderer:
             batch.release()
         for _, batch in self.hulls.values():
             batch.release()
-        for obj in (self.ground, self.target, self.shadow, self.picker):
+        for obj in (self.ground, *self.targets.values(), self.shadow, self.picker):
             obj.release()
         for prog in self.progs.values():
             prog.release()

@@ -5,18 +5,8 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from app.editor import AddJoint, unique_name
+from app.editor import AddJoint, joint_types, new_joint_spec
 from app.ui import widgets as W
-from app.world_specs import all_joint_names
-
-
-AXIS_TYPES = {"hinge", "slider", "cylindrical", "universal", "rail", "planar", "generic"}
-
-
-def joint_types() -> list[str]:
-    from engine.joints import KIND_NAMES
-
-    return list(KIND_NAMES) + ["spring"]
 
 
 class JointTool:
@@ -62,17 +52,9 @@ class JointTool:
             self.app.select("joint", spec["name"])
 
     def spec(self, a: str, b: str, pa, pb) -> dict:
-        w = self.app.session.world
-        name = unique_name(all_joint_names(w), f"{self.kind}_{a}_{b}")
-        if self.kind == "spring":
-            return {"name": name, "type": "spring", "bodies": [a, b],
-                    "anchors": [[float(x) for x in pa], [float(x) for x in pb]],
-                    "stiffness": self.stiffness, "damping": self.damping}
-        spec = {"name": name, "type": self.kind, "bodies": [a, b],
-                "anchor": [float(x) for x in pb]}
-        if self.kind in AXIS_TYPES:        # axis along the view direction (editable later)
-            spec["axis"] = [float(x) for x in -self.app.viewer.camera.direction]
-        return spec
+        """The new joint; its axis (if it has one) along the view direction, editable later."""
+        return new_joint_spec(self.app.session.world, self.kind, a, b, pa, pb,
+                              -self.app.viewer.camera.direction, self.stiffness, self.damping)
 
 
 def draw_joint_tool(app) -> None:

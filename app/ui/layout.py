@@ -20,6 +20,7 @@ def rect(name: str, width: float, height: float) -> tuple[float, float, float, f
         "inspector": (right_x, MENU_H, RIGHT_W, mid_h * 0.55),
         "solver": (right_x, MENU_H + mid_h * 0.55, RIGHT_W, mid_h * 0.45),
         "contacts": (LEFT_W + 350, MENU_H + 10, 300, 200),
+        "vr": (LEFT_W + 10, MENU_H + 30, 330, 300),
         "timeline": (0, height - TIMELINE_H, width, TIMELINE_H),
         "help": (width / 2 - 200, height / 2 - 150, 400, 300),
         "problems": (width / 2 - 300, MENU_H + 40, 600, 160),

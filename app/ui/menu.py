@@ -106,6 +106,18 @@ def _sim_menu(app) -> None:
     imgui.end_menu()
 
 
+def _vr_menu(app) -> None:
+    if not imgui.begin_menu("VR"):
+        return
+    if app.vr is None and _item("Enter VR"):
+        app.enter_vr()
+    if app.vr is not None and _item("Exit VR"):
+        app.exit_vr()
+    if imgui.menu_item("VR panel", "", app.panels["vr"])[0]:
+        app.panels["vr"] = not app.panels["vr"]
+    imgui.end_menu()
+
+
 def draw_menu(app) -> None:
     if not imgui.begin_main_menu_bar():
         return
@@ -114,6 +126,7 @@ def draw_menu(app) -> None:
         _edit_menu(app)
         _view_menu(app)
         _sim_menu(app)
+        _vr_menu(app)
     if imgui.begin_menu("Help"):
         if _item("Shortcuts", "F1"):
             app.panels["help"] = True

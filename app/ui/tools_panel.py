@@ -6,6 +6,7 @@ from imgui_bundle import imgui
 from app.ui.joint_tool import draw_joint_tool
 from app.ui.layout import place
 from app.ui.palette import draw_palette, finish_palette_drag
+from app.ui import widgets as W
 
 
 def draw_tools(app) -> None:
@@ -15,5 +16,10 @@ def draw_tools(app) -> None:
         draw_palette(app)
         imgui.separator()
         draw_joint_tool(app)
+        imgui.separator()
+        if app.vr is None and W.button("Enter VR", "vr.enter"):
+            app.enter_vr()
+        elif app.vr is not None and W.button("Exit VR", "vr.exit"):
+            app.exit_vr()
     imgui.end()
     finish_palette_drag(app)

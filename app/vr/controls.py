@@ -91,6 +91,9 @@ class HandState:
     grabbing: bool = False
     grab_started: bool = False
     grab_released: bool = False
+    pressing: bool = False          # trigger held (same hysteresis as squeeze)
+    press_started: bool = False     # trigger went down this frame
+    menu_started: bool = False      # menu button went down this frame
 
 
 class Controls:
@@ -180,7 +183,7 @@ class Controls:
                 active_action_sets=[xr.ActiveActionSet(self.action_set, xr.NULL_PATH)]))
         rot = world_from_stage[:3, :3]
         for h, hand in enumerate(self.hands):
-            was_grabbing = hand.grabbing
+            was_grabbing, was_pressing, was_menu = hand.grabbing, hand.pressing, hand.menu
             if focused:
                 valid, grip, lin, ang = self._locate("grip_pose", h, base_space, time)
                 aim_valid, aim, _, _ = self._locate("aim_pose", h, base_space, time)
@@ -204,6 +207,9 @@ class Controls:
             hand.grabbing = hand.squeeze > threshold
             hand.grab_started = hand.grabbing and not was_grabbing
             hand.grab_released = was_grabbing and not hand.grabbing
+            hand.pressing = hand.trigger > (GRAB_OFF if was_pressing else GRAB_ON)
+            hand.press_started = hand.pressing and not was_pressing
+            hand.menu_started = bool(hand.menu) and not was_menu
 
     def simulate(self, hand: int, **fields) -> None:
         """Override HandState fields of ``hand`` (e.g. grip=matrix, squeeze=1.0) from now on."""

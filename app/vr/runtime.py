@@ -66,6 +66,17 @@ def missing_runtime_message(environ=None) -> str:
     return INSTALL_HINT
 
 
+def unavailable_reason(environ=None) -> str | None:
+    """One line why VR cannot start here (no runtime, no pyopenxr), or None."""
+    if find_runtime(environ) is None:
+        return missing_runtime_message(environ)
+    try:
+        import xr  # noqa: F401
+    except ImportError:
+        return "VR needs pyopenxr: pip install pyopenxr"
+    return None
+
+
 def require_runtime(environ=None) -> Path:
     """The runtime manifest, exported as ``XR_RUNTIME_JSON`` so the loader uses it.
 

@@ -80,6 +80,7 @@ class VRSession:
         self.display_period = 1.0 / 60.0
         self.display_time = 0
         self.frames_submitted = 0
+        self.missed_frames = 0  # display slots skipped between consecutive frames
         self.frame_work_s = 0.0  # last frame: begin_frame .. end_frame (render + submit)
         self.last_layer_views = 0
         self.eyes: list[EyeView] = []
@@ -218,9 +219,11 @@ class VRSession:
 
     # --- frames ------------------------------------------------------------------------
 
-    def run_frame(self, render_eye=None) -> bool:
+    def run_frame(self, render_eye=None, on_frame=None) -> bool:
         """Poll events and, while the session runs, render and submit one frame.
 
+        ``on_frame(session)`` runs after the frame wait and the controller sync, before
+        rendering: the place for input handling and physics within the frame.
         ``render_eye(eye_index, framebuffer, view, proj)`` draws one eye; the framebuffer
         is already bound with its viewport set. Returns False once the session has ended
         (exit requested by the runtime or by ``request_exit``).
@@ -233,12 +236,15 @@ class VRSession:
         frame_state = xr.wait_frame(self.session, xr.FrameWaitInfo())
         started = time.perf_counter()
         xr.begin_frame(self.session, xr.FrameBeginInfo())
+        self._count_missed(frame_state)
         self.display_time = frame_state.predicted_display_time
         if frame_state.predicted_display_period > 0:
             self.display_period = frame_state.predicted_display_period * 1e-9
         self.controls.update(self.space, self.display_time, self.world_from_stage, self.focused)
         layers = []
         try:
+            if on_frame is not None:
+                on_frame(self)
             if frame_state.should_render and render_eye is not None:
                 layer = self._render_views(render_eye)
                 if layer is not None:
@@ -251,6 +257,13 @@ class VRSession:
         if layers:
             self.frames_submitted += 1
         return True
+
+    def _count_missed(self, frame_state) -> None:
+        """Add the display slots between the last frame's and this frame's display time."""
+        period = frame_state.predicted_display_period
+        if self.display_time and period > 0:
+            gap = frame_state.predicted_display_time - self.display_time
+            self.missed_frames += max(int(round(gap / period)) - 1, 0)
 
     def _render_views(self, render_eye):
         """Locate both eyes, render them, and build the projection layer (or None)."""

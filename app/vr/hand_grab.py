@@ -1,0 +1,120 @@
+"""Controller grab: squeeze grabs the body the hand's aim ray hits; the grabbed point is
+pulled towards the controller (position and orientation) by the engine's soft,
+impulse-capped drag joint, the same as the mouse drag (app/drag.py); releasing throws the
+body with the controller's velocity.
+
+The grabbed point keeps its place in the controller's frame, so the body follows the hand
+as if held on a rigid stick of the ray's length. Haptics: a pulse on grab, and a short
+pulse on an impact of the held body: a velocity jump within one step that gravity and the
+drag do not explain, larger than IMPACT_DV and than IMPACT_RATIO times the previous step's
+(joints pulling steadily against the hand are no impact), at most one per IMPACT_GAP_S.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.drag import DragAdapter, weight_cap
+from app.vr.pointer import aim_ray, pick_body
+
+FORCE_FACTOR = 5.0        # drag cap: this many times the body's weight (as the mouse drag)
+IMPACT_DV = 1.0           # m/s of unexplained velocity change in one step = an impact
+IMPACT_RATIO = 3.0
+IMPACT_GAP_S = 0.1        # simulated seconds between two impact pulses
+GRAB_PULSE = (0.8, 0.05)  # amplitude, seconds
+IMPACT_PULSE = (1.0, 0.02)
+
+
+class HandGrab:
+    """At most one held body (the engine has one drag joint); the first hand to squeeze wins."""
+
+    def __init__(self, world, renderer, pulse, force_factor: float = FORCE_FACTOR):
+        self.world = world
+        self.renderer = renderer
+        self.pulse = pulse                  # callable(hand, amplitude, duration_s)
+        self.adapter = DragAdapter(world)
+        self.force_factor = force_factor
+        self.hand = -1
+        self.body = -1
+        self.local = np.zeros(4)            # grabbed point in the aim frame (homogeneous)
+        self.target = np.zeros(3)           # where the hand wants that point now
+        self.impacts = 0
+        self._v_before = None
+        self._jolt = 0.0                    # last step's unexplained velocity change
+        self._last_impact = -np.inf
+
+    @property
+    def active(self) -> bool:
+        return self.body >= 0
+
+    def update(self, hands) -> None:
+        """Start, move or end the grab from this frame's hand states."""
+        if self.active:
+            state = hands[self.hand]
+            if state.grab_released or not state.grabbing:
+                self.release(state)
+            else:
+                self._follow(state)
+            return
+        for h, state in enumerate(hands):
+            if state.grab_started and self.begin(h, state):
+                return
+
+    def begin(self, hand: int, state) -> bool:
+        origin, direction = aim_ray(state.aim)
+        body, point = pick_body(self.renderer, origin, direction)
+        if body < 0 or bool(self.world.body_static[body]):
+            return False
+        self.hand, self.body = hand, body
+        self.local = np.linalg.inv(state.aim) @ np.append(point, 1.0)
+        self.adapter.start(body, point, weight_cap(self.world, body, self.force_factor))
+        self._follow(state)
+        self._v_before = None
+        self.pulse(hand, *GRAB_PULSE)
+        return True
+
+    def _follow(self, state) -> None:
+        self.target = (state.aim @ self.local)[:3]
+        if self.adapter.supported and self.world.drag_active:
+            self.world.drag_to(self.target, state.aim[:3, :3])
+
+    def release(self, state) -> None:
+        """Let go; the body takes the controller's linear and angular velocity (a throw)."""
+        b = self.body
+        w = np.asarray(state.angular_velocity, float)
+        lever = self.world.body_pos[b] - state.aim[:3, 3]
+        self.world.body_vel[b] = np.asarray(state.linear_velocity, float) + np.cross(w, lever)
+        self.world.body_omega[b] = w
+        self.cancel()
+
+    def cancel(self) -> None:
+        """Let go without throwing (edits, reset, leaving VR)."""
+        if self.active:
+            self.adapter.stop()
+        self.hand, self.body, self._v_before, self._jolt = -1, -1, None, 0.0
+
+    def before_step(self) -> None:
+        """Session step hook: a pulse when the held body's velocity jumped in the last step."""
+        if not self.active:
+            return
+        b, w = self.body, self.world
+        v = np.array(w.body_vel[b])
+        if self._v_before is not None:
+            drag = getattr(w.drag, "last_impulse", np.zeros(3)) * float(w.B.inv_mass[b])
+            gravity = np.asarray(w.settings.gravity, float) * w.settings.h
+            jolt = float(np.linalg.norm(v - self._v_before - drag - gravity))
+            if (jolt > max(IMPACT_DV, IMPACT_RATIO * self._jolt)
+                    and w.time - self._last_impact >= IMPACT_GAP_S):
+                self.impacts += 1
+                self._last_impact = w.time
+                self.pulse(self.hand, *IMPACT_PULSE)
+            self._jolt = jolt
+        self._v_before = v
+
+    def gizmo_lines(self) -> np.ndarray:
+        """Grabbed point -> controller target, as the mouse drag draws it."""
+        if not self.active:
+            return np.zeros((0, 2, 3))
+        d = self.world.drag
+        point = self.world.body_pos[self.body] + self.world.body_rot[self.body] @ d.local_point
+        return np.array([[point, self.target]])
