@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from conftest import passive
+from conftest import joint_scene_paths, passive
 import pytest
 
 from engine import World, load_scene
@@ -102,14 +102,7 @@ def test_velocity_correction_is_cosmetic_for_positions(scene_path):
     assert np.abs(pos[0] - pos[1]).max() < 1e-5
 
 
-# contact scenes lose energy in inelastic impacts and friction: tests/test_engine_contacts.py
-CONTACT_SCENES = {"rod_table.json", "four_balls.json", "box_stack.json", "pyramid.json",
-                  "funnel_1000.json", "wall_car.json", "hexapod.json"}
-
-
-@pytest.mark.parametrize("path", sorted(p for p in glob.glob(os.path.join(
-    os.path.dirname(__file__), "..", "scenes", "*.json"))
-    if os.path.basename(p) not in CONTACT_SCENES), ids=os.path.basename)
+@pytest.mark.parametrize("path", joint_scene_paths(), ids=os.path.basename)
 def test_every_bundled_scene_runs_10_s_within_tolerance(path):
     w = load_scene(path)
     e0 = sum(w.energy())

@@ -18,8 +18,11 @@ def draw_contacts_panel(app) -> None:
             imgui.text_disabled("this engine build reports no contacts")
         else:
             imgui.text(f"{len(live)} live contacts")
-            for c in list(live)[:200]:
-                imgui.bullet_text(str(c))
+            names, impulse = w.body_names, w.contact_impulse
+            for c in range(min(len(live), 200)):
+                p = impulse[c] if c < len(impulse) else 0.0
+                imgui.bullet_text(f"{names[live.body_a[c]]} / {names[live.body_b[c]]}: "
+                                  f"depth {live.depth[c] * 1e3:.2f} mm, impulse {p:.3g} N s")
         imgui.separator()
         imgui.text("collision off for:")
         for a, b in list((w.contacts_spec or {}).get("disabled_pairs", [])):
