@@ -31,13 +31,7 @@ COORDS = {BALL: (COORD_NONE, COORD_NONE), HINGE: (COORD_ANGLE_X, COORD_NONE),
  P_SPRING_C, P_SPRING_REST, P_SIZE) = range(21)
 MOTOR_NONE, MOTOR_VELOCITY, MOTOR_POSITION = range(3)
 
-# Accumulated row impulses of the current step (Joints.acc): position stage, velocity stage;
-# then this step's lock impulses so far (linear p, angular l, world; the motor's is A_MOTOR),
-# reset with the others at every (sub)step (columns < A_STEP); then the warm start: the last
-# completed position stage's p, l, motor impulse and its step h (joints/generic.py).
-A_LO1, A_HI1, A_LO2, A_HI2, A_MOTOR, A_VLO1, A_VHI1, A_VLO2, A_VHI2, A_SERVO_MODE = range(10)
-A_CP, A_CL = 10, 13          # 3 columns each
-A_STEP = 16
-A_WP, A_WL, A_WM, A_WH = 16, 19, 22, 23
-A_SIZE = 24
+# Accumulated row impulses of the current step (Joints.acc): position stage, velocity stage
+A_LO1, A_HI1, A_LO2, A_HI2, A_MOTOR, A_VLO1, A_VHI1, A_VLO2, A_VHI2, A_SERVO_MODE, \
+    A_SIZE = range(11)
 SERVO_UNDECIDED, SERVO_DEADBEAT, SERVO_PROFILE = 0.0, 1.0, 2.0

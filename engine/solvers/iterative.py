@@ -24,8 +24,7 @@ from numba import njit
 from .. import contacts
 from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
-from ..joints import A_STEP, BALL, dispatch, generic, spring
-from ..joints.rows import SCRATCH_SHAPE
+from ..joints import BALL, dispatch, generic, spring
 from ..motion import advance_body, world_inertia
 from ..impulses import ensure_look_ahead, velocity_at
 from . import rounds
@@ -276,7 +275,7 @@ def step(B, J, Sp, C, settings, stats, W):
     scratch_x = np.empty((order + 2, 3, 3))
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
-    scratch_rows = np.empty(SCRATCH_SHAPE)   # joints/rows.py: small matrices + one joint's block
+    scratch_rows = np.empty((6, 3, 3))
     save_vel = np.empty((n, 3))
     save_omega = np.empty((n, 3))
     h = settings[S_H]
@@ -311,9 +310,7 @@ def step(B, J, Sp, C, settings, stats, W):
             stats[T_COLLIDE_NS] += monotonic_ns() - t0
         save_vel[:, :] = B.vel
         save_omega[:, :] = B.omega
-        for j in range(J.kind.shape[0]):
-            for c in range(A_STEP):
-                J.acc[j, c] = 0.0
+        J.acc[:, :] = 0.0
         if iterated:
             spring.begin_iterated(B, Sp, hs, h_prev)
         else:
@@ -321,7 +318,6 @@ def step(B, J, Sp, C, settings, stats, W):
         for j in range(J.kind.shape[0]):
             if J.enabled[j] and J.kind[j] != BALL:
                 generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
-                generic.warm_start(B, J, j, hs, scratch_rows)
         solver = int(settings[S_SOLVER]) if nc == 0 else 0
         t0 = monotonic_ns()
         if solver == 0:
@@ -346,9 +342,6 @@ def step(B, J, Sp, C, settings, stats, W):
                 B, C, top, hs, max(settings[S_EPS_POS], settings[S_CONTACT_TOL]), settings,
                 order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, scratch_r)
             t_contact += monotonic_ns() - t0
-        for j in range(J.kind.shape[0]):   # this position stage's impulses start the next
-            if J.kind[j] != BALL:
-                generic.keep_warm(J, j, hs if J.enabled[j] else 0.0)
         spring.end_step(B, Sp)
         advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
         settings[S_H_PREV] = hs
