@@ -83,6 +83,28 @@ class Command(ABC):
 
 
 # ---------------------------------------------------------------- bodies
+def merge_into(spec: dict, values: dict) -> dict:
+    """Set spec's keys from values (MISSING removes one); returns the old values likewise."""
+    old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+    for k, v in values.items():
+        if v is MISSING:
+            spec.pop(k, None)
+        else:
+            spec[k] = copy.deepcopy(v)
+    return old
+
+
+class ChangeCommand(Command):
+    """A command that applies `changes` and undoes by applying what they replaced:
+    subclasses define _apply(world, values) -> previous values."""
+
+    def do(self, world):
+        self.previous = self._apply(world, self.changes)
+
+    def undo(self, world):
+        self._apply(world, self.previous)
+
+
 class AddBody(Command):
     def __init__(self, spec: dict):
         self.spec = copy.deepcopy(spec)
@@ -142,7 +164,7 @@ def _rebuild_body(world, name: str, spec: dict) -> None:
         world.add_joint(j)
 
 
-class EditBody(Command):
+class EditBody(ChangeCommand):
     """Set scene-entry keys of a body (shape, mass, colour, fixed, pose, velocity...).
 
     Keys not in `changes` keep their current values, motion included; undo puts the
@@ -157,26 +179,15 @@ class EditBody(Command):
     def _apply(self, world, values: dict) -> dict:
         b = world.body_index(self.name)
         spec = body_spec(world, b)
-        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
-        for k, v in values.items():
-            if v is MISSING:
-                spec.pop(k, None)
-            else:
-                spec[k] = copy.deepcopy(v)
+        old = merge_into(spec, values)
         if "name" in values and values["name"] != self.name:
             raise ValueError("rename bodies with RenameBody")
         check_body(spec)
         _rebuild_body(world, self.name, spec)
         return old
 
-    def do(self, world):
-        self.previous = self._apply(world, self.changes)
 
-    def undo(self, world):
-        self._apply(world, self.previous)
-
-
-class SetMotion(Command):
+class SetMotion(ChangeCommand):
     """Pose and velocities of a body in place (no rebuild): the inspector's live pose edit."""
 
     structural = False
@@ -194,12 +205,6 @@ class SetMotion(Command):
         spec.update(copy.deepcopy(values))
         set_body_motion(world, b, spec)
         return old
-
-    def do(self, world):
-        self.previous = self._apply(world, self.changes)
-
-    def undo(self, world):
-        self._apply(world, self.previous)
 
 
 def duplicate_spec(world, name: str, offset=(0.0, 0.0, 0.0)) -> dict:
@@ -248,7 +253,7 @@ class RemoveJoint(Command):
         world.add_joint(self.spec)
 
 
-class EditJoint(Command):
+class EditJoint(ChangeCommand):
     """Set keys of a joint entry (anchors as `local_anchors`, spring parameters...)."""
 
     def __init__(self, name: str, changes: dict):
@@ -259,26 +264,15 @@ class EditJoint(Command):
 
     def _apply(self, world, values):
         spec = joint_spec(world, self.name)
-        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
-        for k, v in values.items():
-            if v is MISSING:
-                spec.pop(k, None)
-            else:
-                spec[k] = copy.deepcopy(v)
+        old = merge_into(spec, values)
         check_joint(world, spec)
         world.remove_joint(self.name)
         world.add_joint(spec)
         return old
 
-    def do(self, world):
-        self.previous = self._apply(world, self.changes)
-
-    def undo(self, world):
-        self._apply(world, self.previous)
-
 
 # ---------------------------------------------------------------- settings, contacts
-class EditSettings(Command):
+class EditSettings(ChangeCommand):
     structural = False
 
     def __init__(self, changes: dict):
@@ -296,12 +290,6 @@ class EditSettings(Command):
                 raise ValueError(f"unknown setting {k!r}")
             setattr(world.settings, k, copy.deepcopy(v))
         return old
-
-    def do(self, world):
-        self.previous = self._apply(world, self.changes)
-
-    def undo(self, world):
-        self._apply(world, self.previous)
 
 
 def _ensure_pairs(world) -> list:
