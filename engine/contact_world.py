@@ -55,7 +55,7 @@ class ContactSystem:
         self.last = None          # ContactSet of the last step
         self.last_impulse = np.zeros(0)
         self._prev = None         # ContactSet used for matching
-        self._prev_warm = np.zeros(0)
+        self._prev_warm = np.zeros((0, S.WARM_SIZE))
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
 
@@ -179,4 +179,5 @@ class ContactSystem:
         C = self.C
         self.last_impulse = C.acc_n + C.acc_v + C.acc_c
         self._prev = self.last
-        self._prev_warm = C.acc_n.copy()
+        self._prev_warm = np.hstack([C.acc_n[:, None], C.acc_t, C.acc_w[:, :1], C.acc_v[:, None],
+                                     C.acc_tv, C.acc_w[:, 1:]])

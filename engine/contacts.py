@@ -6,7 +6,9 @@ Notation: contact c between bodies A = body[c,0] and B = body[c,1], unit normal 
 r_B, so the relative point velocity u = u_A - u_B changes by K p with
     K = K_A(r_A) + K_B(r_B),   K_i(r) = E/m_i - [r]x A_i [r]x   (impulses.py).
 Per step (solvers/iterative.py):
- (e) warm start: the matched contact's last normal impulse is applied again at t;
+ (e) warm start: the matched contact's last normal and friction impulses are applied again
+     at t (and its velocity-correction impulses before (c)): a resting stack then starts
+     each step next to its solution instead of from zero;
  (a) collisions at t: approaching contacts (u_n = n.u < 0) that close within the step get
      u_n* = -e u_n (0 below restitution_threshold), fixed before iterating; Gauss-Seidel
      over the colliding contacts, p_n = (u_n* - u_n)/(n^T K n), accumulated normal impulse
@@ -15,27 +17,31 @@ Per step (solvers/iterative.py):
  (b) resting contacts in the look-ahead loop: depth bookkeeping with the detection points
      a_0, b_0 (world, at t): predicted gap g' = -depth + n.((a' - a_0) - (b' - b_0));
      if g' < 0 (or the contact holds impulse): p_n = (n^T K n)^-1 (-g'/h), no-pull clamp.
-     Friction (Schmitt's I_nsum / I_ralt): mean tangential velocity over the step
-     u_t = tangential part of (a' - a_0 - b' + b_0)/h + p_n K n; the sticking impulse
-     p_stick = -K_tt^-1 u_t (K_tt: K on the contact plane); if |I_ralt + p_stick| <= mu_s
-     I_nsum it sticks, else it slides: I_ralt becomes -mu_d I_nsum v_1t, v_1t the current
-     sliding direction (Schmitt's iteration; once the point would stop, it sticks instead).
+     Friction per patch (contact_friction.py: the points of one face share one tangential
+     impulse and one twist at their centre), after the patch's last row, Schmitt's
+     I_nsum / I_ralt: mean tangential velocity over the step from the look-ahead; the
+     sticking impulse -K^-1 u; if |I_ralt + p_stick| <= mu_s I_nsum it sticks, else it
+     slides: I_ralt becomes -mu_d I_nsum along the current sliding direction.
  (d) shock propagation after the loop: body layers from the static bodies up through the
      contact graph; layer by layer, lower layers count as infinitely heavy (K part 0, no
      impulse), capped at shock_passes layers.
  (c) velocity correction at t + h: touching contacts get u_n >= 0 (accumulated >= 0), with
-     the same Coulomb friction on that impulse (own accumulators acc_v, acc_tv).
+     the same patch friction on those impulses (own accumulators acc_v, acc_tv, acc_w[:,1]).
 Kernels are NO_REFCOUNT (no allocation); `heavy` is the per-body "does not move" array
 (static, or frozen by shock propagation); prediction always uses the real `static`.
 """
 import numpy as np
 from numba import njit
 
-from .impulses import (add_k_matrix_of, dynamic, ensure_look_ahead, impulse_to,
+from .contact_friction import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY,
+                               apply_patch_impulse, find_patches, is_patch_end, patch_friction,
+                               patch_geometry, patch_range)
+from .impulses import (add_k_matrix_of, ensure_look_ahead, impulse_to,
                        predicted_point, velocity_at)
 from .jitopts import NO_REFCOUNT
-from .state import RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED, \
-    S_RESTITUTION_LAW, S_SHOCK_PASSES, T_COLLISIONS
+from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED,
+                    S_RESTITUTION_LAW, T_COLLISIONS, WARM_N, WARM_T, WARM_TV, WARM_V, WARM_W,
+                    WARM_WV)
 
 TINY = 1e-12
 UNREACHED = 1 << 40
@@ -67,6 +73,8 @@ def begin_step(B, C):
         C.acc_v[c] = 0.0
         C.acc_c[c] = 0.0
         C.flag[c] = 0
+        C.acc_w[c, 0] = 0.0
+        C.acc_w[c, 1] = 0.0
         for i in range(3):
             C.acc_t[c, i] = 0.0
             C.acc_tv[c, i] = 0.0
@@ -103,67 +111,6 @@ def _rel_velocity(B, C, c):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _friction(B, heavy, C, c, k, ux, uy, uz, normal_total, acc):
-    """Coulomb friction for the tangential velocity u (the part along n is removed):
-    accumulated friction I_ralt (acc[c]) and normal I_nsum = normal_total; returns the change
-    of the tangential point velocity caused, |K dp| (for the error measure)."""
-    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-    # tangent basis t1, t2 of the contact plane
-    if abs(nx) < 0.57:
-        ax, ay, az = 0.0, nz, -ny       # n x e_x
-    else:
-        ax, ay, az = -nz, 0.0, nx       # n x e_y
-    la = np.sqrt(ax * ax + ay * ay + az * az)
-    if not la > TINY:
-        return 0.0
-    ax, ay, az = ax / la, ay / la, az / la
-    bx, by, bz = ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax
-    # p_stick = -K_tt^-1 u_t with the 2x2 tangential block K_tt = [t_i^T K t_j]
-    u1 = ax * ux + ay * uy + az * uz
-    u2 = bx * ux + by * uy + bz * uz
-    k11 = _quad(k, ax, ay, az, ax, ay, az)
-    k12 = _quad(k, ax, ay, az, bx, by, bz)
-    k21 = _quad(k, bx, by, bz, ax, ay, az)
-    k22 = _quad(k, bx, by, bz, bx, by, bz)
-    det = k11 * k22 - k12 * k21
-    sx = sy = sz = 0.0
-    if det > TINY * TINY and (u1 != 0.0 or u2 != 0.0):
-        l1 = -(k22 * u1 - k12 * u2) / det
-        l2 = -(k11 * u2 - k21 * u1) / det
-        sx, sy, sz = l1 * ax + l2 * bx, l1 * ay + l2 * by, l1 * az + l2 * bz
-    cx, cy, cz = acc[c, 0] + sx, acc[c, 1] + sy, acc[c, 2] + sz
-    mag = np.sqrt(cx * cx + cy * cy + cz * cz)
-    if mag > C.coef[c, 1] * normal_total:
-        # sliding: I_r = -mu_d I_nsum along the current sliding direction (Schmitt's v_1t)
-        ut = np.sqrt(u1 * u1 + u2 * u2)
-        f = C.coef[c, 2] * normal_total
-        if ut > TINY:
-            cx = -f * (u1 * ax + u2 * bx) / ut
-            cy = -f * (u1 * ay + u2 * by) / ut
-            cz = -f * (u1 * az + u2 * bz) / ut
-        else:
-            f = f / mag if mag > TINY else 0.0
-            cx, cy, cz = cx * f, cy * f, cz * f
-    dx, dy, dz = cx - acc[c, 0], cy - acc[c, 1], cz - acc[c, 2]
-    if dx == 0.0 and dy == 0.0 and dz == 0.0:
-        return 0.0
-    acc[c, 0], acc[c, 1], acc[c, 2] = cx, cy, cz
-    _push(B, heavy, C, c, dx, dy, dz)
-    ex = k[0, 0] * dx + k[0, 1] * dy + k[0, 2] * dz
-    ey = k[1, 0] * dx + k[1, 1] * dy + k[1, 2] * dz
-    ez = k[2, 0] * dx + k[2, 1] * dy + k[2, 2] * dz
-    return np.sqrt(ex * ex + ey * ey + ez * ez)
-
-
-@njit(cache=True, inline='always')
-def _quad(k, ax, ay, az, bx, by, bz):
-    """a^T K b."""
-    return (ax * (k[0, 0] * bx + k[0, 1] * by + k[0, 2] * bz)
-            + ay * (k[1, 0] * bx + k[1, 1] * by + k[1, 2] * bz)
-            + az * (k[2, 0] * bx + k[2, 1] * by + k[2, 2] * bz))
-
-
-@njit(cache=True, **NO_REFCOUNT)
 def _knn(C, c, k):
     nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
     return (nx * (k[0, 0] * nx + k[0, 1] * ny + k[0, 2] * nz)
@@ -174,13 +121,62 @@ def _knn(C, c, k):
 # ---- (e) warm start, (a) collisions ------------------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
-def warm_start(B, C):
-    """Apply the matched contacts' last normal impulses again (accumulated in acc_n)."""
-    for c in range(C.body.shape[0]):
-        w = C.warm[c]
-        if w > 0.0 and C.flag[c] == 0:
-            C.acc_n[c] += w
-            _push(B, C.heavy, C, c, w * C.normal[c, 0], w * C.normal[c, 1], w * C.normal[c, 2])
+def _warm_patch(B, C, lo, hi, velocity_stage, scale):
+    """Apply the last step's impulses of the patch at order positions lo..hi again, scaled
+    by scale (the step ratio): normals per row (position stage: rows not colliding now;
+    velocity stage: rows that touch, acc_n > 0), then the patch's summed friction w_t,
+    projected onto the contact plane (w_t - n (n.w_t)), and twist, clipped to the cone."""
+    f = C.first[C.order[lo]]
+    cn, ct, cw = (WARM_V, WARM_TV, WARM_WV) if velocity_stage else (WARM_N, WARM_T, WARM_W)
+    acc_n = C.acc_v if velocity_stage else C.acc_n
+    acc_t = C.acc_tv if velocity_stage else C.acc_t
+    col = 1 if velocity_stage else 0
+    nx, ny, nz = C.normal[f, 0], C.normal[f, 1], C.normal[f, 2]
+    tx = ty = tz = tw = 0.0
+    total = 0.0
+    for j in range(lo, hi + 1):
+        c = C.order[j]
+        if (C.acc_n[c] <= 0.0) if velocity_stage else (C.flag[c] != 0):
+            continue
+        wn = C.warm[c, cn] * scale
+        if wn > 0.0:
+            acc_n[c] += wn
+            _push(B, C.heavy, C, c, wn * C.normal[c, 0], wn * C.normal[c, 1],
+                  wn * C.normal[c, 2])
+        total += acc_n[c]
+        tx += C.warm[c, ct] * scale
+        ty += C.warm[c, ct + 1] * scale
+        tz += C.warm[c, ct + 2] * scale
+        tw += C.warm[c, cw] * scale
+    if total <= 0.0 or (tx == 0.0 and ty == 0.0 and tz == 0.0 and tw == 0.0):
+        return
+    centre = C.patch_scratch[5:8]
+    count, _, radius, _ = patch_geometry(B, C, lo, hi, STAGE_VELOCITY, centre)
+    d = nx * tx + ny * ty + nz * tz
+    tx, ty, tz = tx - d * nx, ty - d * ny, tz - d * nz
+    mag = np.sqrt(tx * tx + ty * ty + tz * tz)
+    cone = C.coef[f, 1] * total
+    if mag > cone:
+        g = cone / mag
+        tx, ty, tz = tx * g, ty * g, tz * g
+    cone *= radius
+    tw = min(max(tw, -cone), cone)
+    acc_t[f, 0] += tx
+    acc_t[f, 1] += ty
+    acc_t[f, 2] += tz
+    C.acc_w[f, col] += tw
+    apply_patch_impulse(B, C.heavy, C, f, centre, tx, ty, tz, tw)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def warm_start(B, C, velocity_stage, scale):
+    """(e) The matched contacts' last impulses again, patch by patch: the position stage's
+    (velocity_stage False, at the start of the step) or the velocity correction's (True,
+    before (c))."""
+    for i in range(C.order.shape[0]):
+        if i == 0 or C.first[C.order[i - 1]] != C.first[C.order[i]]:
+            lo, hi = patch_range(C, i)
+            _warm_patch(B, C, lo, hi, velocity_stage, scale)
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -210,6 +206,8 @@ def collide(B, C, h, settings, stats, k, target):
         if C.flag[c] != 0:
             C.save[c, 0] = C.acc_n[c]
             C.acc_n[c] = 0.0
+            C.save[c, 5] = C.acc_w[c, 0]
+            C.acc_w[c, 0] = 0.0
             for i in range(3):
                 C.save[c, 1 + i] = C.acc_t[c, i]
                 C.acc_t[c, i] = 0.0
@@ -232,36 +230,37 @@ def collide(B, C, h, settings, stats, k, target):
         if C.flag[c] != 0:
             C.acc_c[c] += C.acc_n[c]
             C.acc_n[c] = C.save[c, 0]
+            C.acc_w[c, 0] = C.save[c, 5]
             for i in range(3):
                 C.acc_t[c, i] = C.save[c, 1 + i]
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def _collision_sweeps(B, C, settings, k, target, eps):
-    """Gauss-Seidel over the colliding contacts towards u_n >= u_n* (no pull), friction."""
+    """Gauss-Seidel over the colliding contacts towards u_n >= u_n* (no pull), patch friction
+    after each patch's last row."""
     sweeps = int(settings[S_CONTACT_SWEEPS])
     for _ in range(sweeps):
         worst = 0.0
-        for c in range(C.body.shape[0]):
-            if C.flag[c] == 0:
-                continue
-            _k(B, C.heavy, C, c, k)
-            knn = _knn(C, c, k)
-            if knn <= TINY:
-                continue
-            ux, uy, uz = _rel_velocity(B, C, c)
-            nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-            un = nx * ux + ny * uy + nz * uz
-            p = (target[c] - un) / knn          # p = (n^T K n)^-1 (u_n* - u_n)
-            new = max(C.acc_n[c] + p, 0.0)
-            p = new - C.acc_n[c]
-            C.acc_n[c] = new
-            if p != 0.0:
-                _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
-            du = abs(p) * knn
-            ux, uy, uz = _rel_velocity(B, C, c)
-            du = max(du, _friction(B, C.heavy, C, c, k, ux, uy, uz, new, C.acc_t))
-            worst = max(worst, du)
+        for i in range(C.order.shape[0]):
+            c = C.order[i]
+            if C.flag[c] != 0:
+                _k(B, C.heavy, C, c, k)
+                knn = _knn(C, c, k)
+                if knn > TINY:
+                    ux, uy, uz = _rel_velocity(B, C, c)
+                    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+                    un = nx * ux + ny * uy + nz * uz
+                    p = (target[c] - un) / knn          # p = (n^T K n)^-1 (u_n* - u_n)
+                    new = max(C.acc_n[c] + p, 0.0)
+                    p = new - C.acc_n[c]
+                    C.acc_n[c] = new
+                    if p != 0.0:
+                        _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
+                    worst = max(worst, abs(p) * knn)
+            if is_patch_end(C, i, 1):
+                worst = max(worst, patch_friction(B, C.heavy, C, i, STAGE_COLLISION, 1.0,
+                                                  C.patch_scratch[0:5], C.patch_scratch[5:8]))
         if worst < eps:
             break
 
@@ -269,17 +268,13 @@ def _collision_sweeps(B, C, settings, k, target, eps):
 # ---- (b) resting contacts in the look-ahead loop -------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_position(B, C, c, heavy, h, eps, order, gravity, scratch_a, scratch_x, k):
-    """One visit of contact c in the position loop: (error [m], corrected)."""
-    static, pos, vel, omega = B.static, B.pos, B.vel, B.omega
+def correct_position(B, C, c, heavy, h, k):
+    """Normal impulse of contact c in the position loop (look-ahead of its bodies fresh):
+    velocity change caused [m/s]."""
     a, b = C.body[c, 0], C.body[c, 1]
-    for side in range(2):
-        ensure_look_ahead(C.body[c, side], static, B.pred_ok, pos, vel, omega, B.inertia_w,
-                          B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot, h, order,
-                          gravity, scratch_a, scratch_x)
-    pa = predicted_point(static, pos, B.pred_pos, B.pred_rot, a, C.arm[c, 0, 0],
+    pa = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, a, C.arm[c, 0, 0],
                          C.arm[c, 0, 1], C.arm[c, 0, 2])
-    pb = predicted_point(static, pos, B.pred_pos, B.pred_rot, b, C.arm[c, 1, 0],
+    pb = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, C.arm[c, 1, 0],
                          C.arm[c, 1, 1], C.arm[c, 1, 2])
     # relative displacement over the step: d = (a' - a_0) - (b' - b_0)
     dx = pa[0] - C.ref[c, 0, 0] - pb[0] + C.ref[c, 1, 0]
@@ -288,25 +283,78 @@ def correct_position(B, C, c, heavy, h, eps, order, gravity, scratch_a, scratch_
     nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
     g = -C.depth[c] + nx * dx + ny * dy + nz * dz     # g' = -depth + n.d
     acc = C.acc_n[c]
-    if g >= 0.0 and acc <= 0.0 and C.acc_t[c, 0] == 0.0 and C.acc_t[c, 1] == 0.0 \
-            and C.acc_t[c, 2] == 0.0:
-        return 0.0, False                             # apart: nothing to do
+    if g >= 0.0 and acc <= 0.0:
+        return 0.0                                    # apart: nothing to do
     _k(B, heavy, C, c, k)
     knn = _knn(C, c, k)
     if knn <= TINY:
-        return 0.0, False
+        return 0.0
     p = -g / (h * knn)                                # p = (n^T K n)^-1 (-g'/h)
     new = max(acc + p, 0.0)
     p = new - acc
     C.acc_n[c] = new
     if p != 0.0:
         _push(B, heavy, C, c, p * nx, p * ny, p * nz)
-    # mean relative velocity over the step after p: d/h + p K n
-    ux = dx / h + p * (k[0, 0] * nx + k[0, 1] * ny + k[0, 2] * nz)
-    uy = dy / h + p * (k[1, 0] * nx + k[1, 1] * ny + k[1, 2] * nz)
-    uz = dz / h + p * (k[2, 0] * nx + k[2, 1] * ny + k[2, 2] * nz)
-    dt = _friction(B, heavy, C, c, k, ux, uy, uz, new, C.acc_t)
-    err = max(abs(p) * knn, dt) * h
+    return abs(p) * knn
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def visit_position(B, C, i, step, heavy, h, eps, order, gravity, scratch_a, scratch_x):
+    """One visit of the contact at order position i in the position loop (rows visited in
+    the direction step = +-1): its normal impulse, and after the patch's last row the patch
+    friction. Returns (error [m], corrected)."""
+    c = C.order[i]
+    for side in range(2):
+        ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
+                          B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
+                          B.pred_rot, h, order, gravity, scratch_a, scratch_x)
+    du = correct_position(B, C, c, heavy, h, C.patch_scratch[0:3])
+    if is_patch_end(C, i, step):
+        for side in range(2):
+            ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
+                              B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
+                              B.pred_rot, h, order, gravity, scratch_a, scratch_x)
+        du = max(du, patch_friction(B, heavy, C, i, STAGE_POSITION, h, C.patch_scratch[0:5],
+                                    C.patch_scratch[5:8]))
+    err = du * h
+    return err, err >= eps
+
+
+# ---- (c) velocity correction at t + h ------------------------------------------------------
+
+@njit(cache=True, **NO_REFCOUNT)
+def correct_velocity(B, C, c, k):
+    """Touching contact (it took impulse this step): u_n >= 0, accumulated impulse >= 0.
+    Returns the velocity change caused [m/s]."""
+    if C.acc_n[c] <= 0.0:
+        return 0.0
+    ux, uy, uz = _rel_velocity(B, C, c)
+    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
+    un = nx * ux + ny * uy + nz * uz
+    if un >= 0.0 and C.acc_v[c] <= 0.0:
+        return 0.0
+    _k(B, C.heavy, C, c, k)
+    knn = _knn(C, c, k)
+    if knn <= TINY:
+        return 0.0
+    p = -un / knn
+    new = max(C.acc_v[c] + p, 0.0)
+    p = new - C.acc_v[c]
+    C.acc_v[c] = new
+    if p != 0.0:
+        _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
+    return abs(p) * knn
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def visit_velocity(B, C, i, step, eps):
+    """(c) One visit of the contact at order position i: its normal, and after the patch's
+    last row the patch friction on the correction's own normal impulses.
+    Returns (error [m/s], corrected)."""
+    err = correct_velocity(B, C, C.order[i], C.patch_scratch[0:3])
+    if is_patch_end(C, i, step):
+        err = max(err, patch_friction(B, C.heavy, C, i, STAGE_VELOCITY, 1.0,
+                                      C.patch_scratch[0:5], C.patch_scratch[5:8]))
     return err, err >= eps
 
 
@@ -354,9 +402,12 @@ def layers(B, J, C, cap):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x, k):
-    """(d) Layer by layer from the ground up; lower layers are infinitely heavy.
-    C.order lists the contacts by descending layer. Returns the number of contact visits."""
+def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x, velocity):
+    """(d) Layer by layer from the ground up; lower layers are infinitely heavy. The position
+    stage's contacts (velocity False, after the loop) or the velocity correction's (True,
+    after P-step 4: a stack's u_n >= 0 then holds in one pass per layer instead of hundreds
+    of Gauss-Seidel cycles). C.order lists the contacts by descending layer.
+    Returns the number of contact visits."""
     sweeps = int(settings[S_CONTACT_SWEEPS])
     nc = C.body.shape[0]
     order_idx = C.order
@@ -375,8 +426,11 @@ def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x
         for _ in range(sweeps):
             moved = False
             for i in range(start, stop, -1):
-                err, corrected = correct_position(B, C, order_idx[i], C.heavy, h, eps, order,
-                                                  gravity, scratch_a, scratch_x, k)
+                if velocity:
+                    err, corrected = visit_velocity(B, C, i, -1, eps)
+                else:
+                    err, corrected = visit_position(B, C, i, -1, C.heavy, h, eps, order,
+                                                    gravity, scratch_a, scratch_x)
                 visits += 1
                 moved = moved or corrected
             if not moved:
@@ -387,35 +441,6 @@ def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x
     return visits
 
 
-# ---- (c) velocity correction at t + h ------------------------------------------------------
-
-@njit(cache=True, **NO_REFCOUNT)
-def correct_velocity(B, C, c, eps, k):
-    """Touching contact (it took impulse this step): u_n >= 0, accumulated impulse >= 0."""
-    if C.acc_n[c] <= 0.0:
-        return 0.0, False
-    ux, uy, uz = _rel_velocity(B, C, c)
-    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-    un = nx * ux + ny * uy + nz * uz
-    if un >= 0.0 and C.acc_v[c] <= 0.0 and C.acc_tv[c, 0] == 0.0 and C.acc_tv[c, 1] == 0.0 \
-            and C.acc_tv[c, 2] == 0.0:
-        return 0.0, False
-    _k(B, C.heavy, C, c, k)
-    knn = _knn(C, c, k)
-    if knn <= TINY:
-        return 0.0, False
-    p = -un / knn
-    new = max(C.acc_v[c] + p, 0.0)
-    p = new - C.acc_v[c]
-    C.acc_v[c] = new
-    if p != 0.0:
-        _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
-    # the correction impulse is a normal impulse too: its Coulomb friction (own budget)
-    ux, uy, uz = _rel_velocity(B, C, c)
-    err = max(abs(p) * knn, _friction(B, C.heavy, C, c, k, ux, uy, uz, new, C.acc_tv))
-    return err, err >= eps
-
-
 @njit(cache=True, **NO_REFCOUNT)
 def save(C):
     for c in range(C.body.shape[0]):
@@ -424,6 +449,7 @@ def save(C):
         C.save[c, 2] = C.acc_t[c, 1]
         C.save[c, 3] = C.acc_t[c, 2]
         C.save[c, 4] = C.acc_v[c]
+        C.save[c, 5] = C.acc_w[c, 0]
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -434,6 +460,7 @@ def restore(C):
         C.acc_t[c, 1] = C.save[c, 2]
         C.acc_t[c, 2] = C.save[c, 3]
         C.acc_v[c] = C.save[c, 4]
+        C.acc_w[c, 0] = C.save[c, 5]
 
 
 @njit(cache=True, **NO_REFCOUNT)

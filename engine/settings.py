@@ -24,7 +24,7 @@ class Settings:
     restitution_threshold: float = 0.05    # approach speed [m/s] below which e is taken as 0
     contact_margin: float = 0.01           # detection margin [m]: contacts this far apart
     shock_passes: int = 16                 # shock propagation: most layers (0 = off)
-    contact_sweeps: int = 30               # cycles in which contacts keep the loop going;
+    contact_sweeps: int = 10               # cycles in which contacts keep the loops going;
                                            # sweep cap of the collision and shock passes
     contact_tolerance: float = 1e-5        # contacts: position change [m] that needs a cycle
 

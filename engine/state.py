@@ -59,7 +59,8 @@ Contacts = namedtuple("Contacts", [
     "normal",    # (c,3) unit, world, from B to A (fixed over the step)
     "depth",     # (c,) overlap at detection (> 0 overlapping, < 0 apart)
     "coef",      # (c,3) restitution e, static mu_s, dynamic mu_d of the pair
-    "warm",      # (c,) normal impulse of the matched contact in the last step (0 if new)
+    "warm",      # (c,8) the matched contact's impulses in the last step (0 if new): acc_n,
+                 # acc_t, acc_w[:,0], acc_v, acc_tv, acc_w[:,1] (WARM_* columns)
     "arm",       # (c,2,3) world arms at the current time (derived)
     "ref",       # (c,2,3) world contact points at detection (depth bookkeeping, derived)
     "acc_n",     # (c,) accumulated normal impulse of this step (derived, >= 0)
@@ -67,13 +68,20 @@ Contacts = namedtuple("Contacts", [
     "acc_v",     # (c,) normal impulse of the velocity correction (derived, >= 0)
     "acc_c",     # (c,) normal impulse of the collision pass (derived, >= 0)
     "acc_tv",    # (c,3) friction impulse of the velocity correction (derived)
+    "acc_w",     # (c,2) twist friction impulse about n, position stage / velocity correction
+                 # (friction lives per patch, in the patch's first row: contact_friction.py)
+    "first",     # (c,) int64 first row of the contact's patch (derived)
     "flag",      # (c,) int64: 1 colliding this step (derived)
     "layer",     # (c,) int64 shock-propagation layer of the contact (derived)
     "order",     # (c,) int64 visiting order: highest layer first (derived)
     "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
     "body_layer",  # (n,) int64 (scratch)
-    "save",      # (c,5) acc_n, acc_t, acc_v saved for a step halving (scratch)
+    "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
+    "patch_scratch",  # (8,3) scratch of the patch friction
 ])
+
+# Columns of Contacts.warm: the last step's accumulated impulses of the matched contact.
+WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 10
 
 # Solver settings passed to kernels as one float array (index constants below).
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
@@ -120,10 +128,11 @@ def empty_springs(s):
 def empty_contacts(c, n):
     return Contacts(
         body=np.zeros((c, 2), dtype=np.int64), anchor=np.zeros((c, 2, 3)),
-        normal=np.zeros((c, 3)), depth=np.zeros(c), coef=np.zeros((c, 3)), warm=np.zeros(c),
+        normal=np.zeros((c, 3)), depth=np.zeros(c), coef=np.zeros((c, 3)), warm=np.zeros((c, WARM_SIZE)),
         arm=np.zeros((c, 2, 3)), ref=np.zeros((c, 2, 3)),
         acc_n=np.zeros(c), acc_t=np.zeros((c, 3)), acc_v=np.zeros(c), acc_c=np.zeros(c), acc_tv=np.zeros((c, 3)),
+        acc_w=np.zeros((c, 2)), first=np.arange(c, dtype=np.int64),
         flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
         heavy=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
-        save=np.zeros((c, 5)))
+        save=np.zeros((c, 6)), patch_scratch=np.zeros((8, 3)))

@@ -9,7 +9,8 @@ One step t -> t + h (Schmitt sec. 5-6, design.md sec. 2):
     grows instead of shrinking (or is not finite), the iteration diverges: restore the
     velocities, halve h and do the step as two halves (recursively, up to max_halvings);
  3. P-step 3: advance every body ballistically;
- 4. P-step 4 (optional): velocity correction at t + h until every |du| <= eps_vel.
+ 4. P-step 4 (optional): velocity correction at t + h until every |du| <= eps_vel (contacts:
+    contact_sweeps cycles, then the velocity shock pass).
 "Checks" count P-step-1 visits (the report's Table 9.2 unit); "impulses" count corrections.
 
 The loops unpack the Bodies/Joints tuples once and hand the member arrays on one by one:
@@ -132,9 +133,8 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             # test; after contact_cycles they get one last cycle without asking for more,
             # then rest (impulses kept) so the joints can finish against them; shock
             # propagation finishes the free bodies' contacts
-            err, corrected = contacts.correct_position(B, C, C.order[idx - m_sp], C.heavy, h,
-                                                       eps_c, order, gravity, scratch_a,
-                                                       scratch_x, scratch_rows[0])
+            err, corrected = contacts.visit_position(B, C, idx - m_sp, 1, C.heavy, h, eps_c,
+                                                     order, gravity, scratch_a, scratch_x)
             err = 0.0 if np.isfinite(err) else err
             if cycles == contact_cycles:
                 corrected = False
@@ -182,6 +182,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows):
     if items == 0:
         return
     eps = settings[S_EPS_VEL]
+    contact_cycles = int(settings[S_CONTACT_SWEEPS])
     max_checks = int(settings[S_MAX_SWEEPS]) * items
     kind, body, arm, kinv, enabled = J.kind, J.body, J.arm, J.kinv, J.enabled
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
@@ -189,10 +190,15 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows):
     since = 0
     idx = 0
     checks = 0
+    cycles = 0
     while since < items and checks < max_checks:
         if idx >= m:
-            err, corrected = contacts.correct_velocity(B, C, C.order[idx - m], eps,
-                                                       scratch_rows[0])
+            # contacts: contact_sweeps cycles here, then the velocity shock pass finishes
+            # the stacks (and the joints may finish against the contacts' impulses)
+            if cycles < contact_cycles:
+                err, corrected = contacts.visit_velocity(B, C, idx - m, 1, eps)
+            else:
+                corrected = False
         elif enabled[idx] and kind[idx] != BALL:
             err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows)
         elif enabled[idx]:
@@ -210,6 +216,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows):
         idx += 1
         if idx == items:
             idx = 0
+            cycles += 1
     stats[T_VEL_CHECKS] += checks
 
 
@@ -285,10 +292,12 @@ def step(B, J, Sp, C, settings, stats, W):
     level = 0
     iterated = settings[S_SPRING_ITERATED] != 0.0
     warmed = False
+    warmed_v = False
     top = 0
     if nc > 0:   # contact graph layers: visit top-down in the loop, shock pass bottom-up
         top = contacts.layers(B, J, C, max(int(settings[S_SHOCK_PASSES]), 1))
         C.order[:] = np.argsort(-C.layer, kind="mergesort")
+        contacts.find_patches(C)
         stats[T_LAYERS] = top
         if settings[S_SHOCK_PASSES] <= 0:
             top = 0
@@ -304,7 +313,7 @@ def step(B, J, Sp, C, settings, stats, W):
                 contacts.begin_step(B, C)
             contacts.collide(B, C, hs, settings, stats, scratch_r, target)
             if not warmed:
-                contacts.warm_start(B, C)
+                contacts.warm_start(B, C, False, 1.0)
                 warmed = True
             contacts.save(C)
             stats[T_COLLIDE_NS] += monotonic_ns() - t0
@@ -340,7 +349,7 @@ def step(B, J, Sp, C, settings, stats, W):
             t0 = monotonic_ns()
             stats[T_CHECKS] += contacts.shock_pass(
                 B, C, top, hs, max(settings[S_EPS_POS], settings[S_CONTACT_TOL]), settings,
-                order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, scratch_r)
+                order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, False)
             t_contact += monotonic_ns() - t0
         spring.end_step(B, Sp)
         advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
@@ -350,10 +359,17 @@ def step(B, J, Sp, C, settings, stats, W):
             contacts.prepare(B, C)
         if settings[S_VEL_CORR] != 0.0:
             t0 = monotonic_ns()
+            if nc > 0 and not warmed_v:
+                contacts.warm_start(B, C, True, hs / h)
+                warmed_v = True
             if solver == 0:
                 velocity_loop(B, J, C, settings, stats, scratch_rows)
             else:
                 rounds.velocity_stage(B, J, settings, stats, scratch_rows, W, solver)
+            if nc > 0 and top > 0:
+                stats[T_VEL_CHECKS] += contacts.shock_pass(
+                    B, C, top, hs, settings[S_EPS_VEL], settings, order,
+                    settings[S_GX:S_GX + 3], scratch_a, scratch_x, True)
             t_contact += monotonic_ns() - t0
         settings[S_TIME] += hs
         done += units
