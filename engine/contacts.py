@@ -38,6 +38,7 @@ from .contact_friction import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY,
                                patch_geometry, patch_range)
 from .impulses import (add_k_matrix_of, ensure_look_ahead, impulse_to,
                        predicted_point, velocity_at)
+from .clock import monotonic_ns
 from .jitopts import NO_REFCOUNT
 from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED,
                     S_RESTITUTION_LAW, T_COLLISIONS, WARM_N, WARM_T, WARM_TV, WARM_V, WARM_W,
@@ -402,11 +403,13 @@ def layers(B, J, C, cap):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x, velocity):
+def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x, velocity,
+               deadline):
     """(d) Layer by layer from the ground up; lower layers are infinitely heavy. The position
     stage's contacts (velocity False, after the loop) or the velocity correction's (True,
     after P-step 4: a stack's u_n >= 0 then holds in one pass per layer instead of hundreds
-    of Gauss-Seidel cycles). C.order lists the contacts by descending layer.
+    of Gauss-Seidel cycles). C.order lists the contacts by descending layer. Past deadline
+    (monotonic ns, 0: none) each layer gets one sweep only (anytime).
     Returns the number of contact visits."""
     sweeps = int(settings[S_CONTACT_SWEEPS])
     nc = C.body.shape[0]
@@ -433,7 +436,7 @@ def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x
                                                     gravity, scratch_a, scratch_x)
                 visits += 1
                 moved = moved or corrected
-            if not moved:
+            if not moved or (deadline > 0 and monotonic_ns() > deadline):
                 break
         start = stop
     for b in range(C.heavy.shape[0]):

@@ -175,8 +175,9 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def velocity_loop(B, J, C, settings, stats, scratch_rows):
-    """P-step 4: cyclic velocity correction of the joints and touching contacts at t + h."""
+def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
+    """P-step 4: cyclic velocity correction of the joints and touching contacts at t + h;
+    stops after a full cycle once monotonic_ns() passes deadline (0: none)."""
     m = J.kind.shape[0]
     items = m + C.body.shape[0]
     if items == 0:
@@ -217,6 +218,9 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows):
         if idx == items:
             idx = 0
             cycles += 1
+            if deadline > 0 and monotonic_ns() > deadline:
+                stats[T_BUDGET_HIT] = max(stats[T_BUDGET_HIT], 1.0)   # one stop per step
+                break
     stats[T_VEL_CHECKS] += checks
 
 
@@ -273,6 +277,9 @@ def step(B, J, Sp, C, settings, stats, W):
     iterative loop runs (the global solvers handle joints only)."""
     t_start = monotonic_ns()
     stats[:] = 0.0
+    # the time budget bounds the position loop (from its start) and, from the step's start,
+    # the contact stages after it: each still does at least one sweep (anytime)
+    deadline = t_start + int(settings[S_BUDGET_NS]) if settings[S_BUDGET_NS] > 0 else 0
     nc = C.body.shape[0]
     target = np.empty(nc)
     t_contact = 0
@@ -349,7 +356,7 @@ def step(B, J, Sp, C, settings, stats, W):
             t0 = monotonic_ns()
             stats[T_CHECKS] += contacts.shock_pass(
                 B, C, top, hs, max(settings[S_EPS_POS], settings[S_CONTACT_TOL]), settings,
-                order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, False)
+                order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, False, deadline)
             t_contact += monotonic_ns() - t0
         spring.end_step(B, Sp)
         advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
@@ -363,13 +370,13 @@ def step(B, J, Sp, C, settings, stats, W):
                 contacts.warm_start(B, C, True, hs / h)
                 warmed_v = True
             if solver == 0:
-                velocity_loop(B, J, C, settings, stats, scratch_rows)
+                velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
             else:
                 rounds.velocity_stage(B, J, settings, stats, scratch_rows, W, solver)
             if nc > 0 and top > 0:
                 stats[T_VEL_CHECKS] += contacts.shock_pass(
                     B, C, top, hs, settings[S_EPS_VEL], settings, order,
-                    settings[S_GX:S_GX + 3], scratch_a, scratch_x, True)
+                    settings[S_GX:S_GX + 3], scratch_a, scratch_x, True, deadline)
             t_contact += monotonic_ns() - t0
         settings[S_TIME] += hs
         done += units
