@@ -224,3 +224,45 @@ def test_hinge_chain_draped_over_a_box_comes_to_rest():
     assert joint_err <= w.settings.eps_pos * 1.0001
     assert w.B.pos[2:, 1].min() > 0.0                  # draped, not sunk
     assert w.B.pos[2:, 1].max() > 0.3                  # the middle lies on the box
+
+
+def _cube_on_ground(gravity, mu, omega=(0, 0, 0), h=1 / 240):
+    half = 0.1
+    return scene_to_world(doc([
+        {**ground(), "material": {"static_friction": mu, "dynamic_friction": mu}},
+        {"name": "cube", "shape": {"type": "box", "size": [2 * half] * 3}, "mass": 1.0,
+         "position": [0, half, 0], "angular_velocity": list(omega),
+         "material": {"static_friction": mu, "dynamic_friction": mu}}],
+        settings={"h": h, "gravity": list(gravity)}))
+
+
+@pytest.mark.parametrize("deg", [20.0, 35.0])
+def test_cube_on_an_incline_sticks_below_the_friction_angle_and_slides_above(deg):
+    """Gravity tilted by deg (the same as a plane tilted by deg). mu = 0.5, friction angle
+    26.6 deg: at 20 deg the cube stays; at 35 deg it slides with a = g (sin - mu cos)."""
+    g, mu, th = 9.81, 0.5, np.radians(deg)
+    w = _cube_on_ground([g * np.sin(th), -g * np.cos(th), 0.0], mu)
+    w.run(120)                                  # 0.5 s to settle on the contact
+    x0, v0, t0 = w.B.pos[1, 0], w.B.vel[1, 0], w.time
+    w.run(240)                                  # 1 s more
+    dt = w.time - t0
+    moved = w.B.pos[1, 0] - x0
+    if deg < 26.0:
+        assert abs(moved) < 1e-4
+    else:
+        a = g * (np.sin(th) - mu * np.cos(th))
+        assert moved == pytest.approx(v0 * dt + 0.5 * a * dt * dt, rel=0.03)
+    assert abs(w.B.pos[1, 1] - 0.1) < 1e-3      # on the ground, not tipped
+
+
+def test_spinning_cube_stops_at_the_coulomb_twist_torque():
+    """A cube spinning about the vertical on its 4 bottom corners: each corner slides
+    tangentially, so the friction torque is mu m g R with R = the corners' distance from the
+    centre, and the spin stops at t = w0 I / (mu m g R) (I = m s^2 / 6)."""
+    g, mu, w0, s = 9.81, 0.3, 3.0, 0.2
+    w = _cube_on_ground([0.0, -g, 0.0], mu, omega=(0, w0, 0))
+    t_stop = w0 * (s * s / 6) / (mu * g * (s / 2) * np.sqrt(2))
+    while w.time < 2 * t_stop and w.B.omega[1, 1] > 1e-3:
+        w.step()
+    assert w.time == pytest.approx(t_stop, rel=0.05)
+    assert np.linalg.norm(w.B.pos[1, [0, 2]]) < 1e-3   # it spun in place
