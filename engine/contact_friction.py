@@ -148,9 +148,9 @@ def tangents(nx, ny, nz):
 
 @njit(cache=True, inline='always')
 def _add_response(B, heavy, b, rx, ry, rz, tx, ty, tz, nx, ny, nz, k, col, angular):
-    """k[:, col] += the (t1, t2, n) response of body b to a unit linear impulse along t at r
-    (angular False) or a unit angular impulse about t (angular True); k rows 0-1 hold t1, t2
-    in k[3:5, :] scratch rows (see _patch_matrix)."""
+    """k[0:3, col] += the response (t1.du, t2.du, n.dw) of body b to a unit linear impulse
+    along t at arm r (angular False) or a unit angular impulse about t (angular True);
+    t1, t2 are read from k[3], k[4] (see _patch_matrix)."""
     if heavy[b] or not dynamic(B.static, b):
         return
     A = B.inv_inertia_w

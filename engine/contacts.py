@@ -299,22 +299,25 @@ def correct_position(B, C, c, heavy, h, k):
     return abs(p) * knn
 
 
+@njit(cache=True, inline='always')
+def _fresh_look_ahead(B, C, c, h, order, gravity, scratch_a, scratch_x):
+    """Refresh the look-ahead of contact c's two bodies where an impulse made it stale."""
+    for side in range(2):
+        ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
+                          B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
+                          B.pred_rot, h, order, gravity, scratch_a, scratch_x)
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def visit_position(B, C, i, step, heavy, h, eps, order, gravity, scratch_a, scratch_x):
     """One visit of the contact at order position i in the position loop (rows visited in
     the direction step = +-1): its normal impulse, and after the patch's last row the patch
     friction. Returns (error [m], corrected)."""
     c = C.order[i]
-    for side in range(2):
-        ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
-                          B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
-                          B.pred_rot, h, order, gravity, scratch_a, scratch_x)
+    _fresh_look_ahead(B, C, c, h, order, gravity, scratch_a, scratch_x)
     du = correct_position(B, C, c, heavy, h, C.patch_scratch[0:3])
     if is_patch_end(C, i, step):
-        for side in range(2):
-            ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
-                              B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
-                              B.pred_rot, h, order, gravity, scratch_a, scratch_x)
+        _fresh_look_ahead(B, C, c, h, order, gravity, scratch_a, scratch_x)  # pushed since
         du = max(du, patch_friction(B, heavy, C, i, STAGE_POSITION, h, C.patch_scratch[0:5],
                                     C.patch_scratch[5:8]))
     err = du * h
