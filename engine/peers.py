@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from .joints import BALL
 from .rotations import matrix_to_quat
 from .solvers import graph
 
@@ -53,7 +54,7 @@ def mjcf_tree(world, integrator="Euler"):
     """Nested bodies with ball joints along the spanning tree of graph.build (the scene must
     be a tree hung from the world: no loop-closing joints)."""
     W = graph.build(world.B, world.J)
-    if W.tr_other.shape[0]:
+    if W.tr_other.shape[0] or any(world.J.kind[j] != BALL for j in W.tr_joint):
         raise ValueError("mjcf_tree needs an acyclic scene of ball joints")
     J, n = world.J, len(world.models)
     children = {b: [] for b in range(-1, n)}

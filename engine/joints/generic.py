@@ -287,7 +287,7 @@ def _rate(B, J, j, ctype, wx, wy, wz, s):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _push_row(B, J, j, ctype, wx, wy, wz, lam, s):
+def push_row(B, J, j, ctype, wx, wy, wz, lam, s):
     """Impulse lam along the row (angular l = lam w, or linear p = lam x at the arms)."""
     if ctype == COORD_OFFSET_X:
         _arms(B, J, j, False, s[3, 0], s[3, 1])
@@ -309,7 +309,7 @@ def _accumulate(B, J, j, col, inc, lo, hi, ctype, wx, wy, wz, k, h, eps, s):
     if effect < 1e-3 * eps:
         return 0.0
     J.acc[j, col] = new
-    _push_row(B, J, j, ctype, wx, wy, wz, d, s)
+    push_row(B, J, j, ctype, wx, wy, wz, d, s)
     return effect
 
 
@@ -348,8 +348,46 @@ def _limit(J, j, which):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def limit_and_motor_rows(B, J, j, h, eps, t, s):
-    """Look-ahead visit of the limit rows and the motor row (position stage)."""
+def motor_change(B, J, j, h, t, s):
+    """The motor row of joint j: (coordinate type, k, wanted change of the coordinate's rate,
+    row direction); k = 0 when there is no motor row (or it moves nothing).
+    velocity motor: the target rate minus the rate;
+    servo: reach the target at t + h (deadbeat on the look-ahead) when the torque allows it
+    in this step; from farther away, never approach faster than the speed from which half
+    the maximum torque still stops it in time: |rate| <= sqrt(2 a |goal - phi|) with
+    a = T_max k / 2."""
+    mode = int(J.param[j, P_MOTOR])
+    ctype = int(J.param[j, P_COORD1])
+    if mode == 0 or ctype == COORD_NONE:
+        return ctype, 0.0, 0.0, 0.0, 0.0, 0.0
+    if mode == MOTOR_VELOCITY:
+        phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
+        k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+        if k <= 0.0:
+            return ctype, 0.0, 0.0, wx, wy, wz
+        return ctype, k, target_at(J, j, t) - _rate(B, J, j, ctype, wx, wy, wz, s), wx, wy, wz
+    ahead, wx, wy, wz = coordinate(B, J, j, ctype, True)
+    now = coordinate(B, J, j, ctype, False)[0]
+    k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+    if k <= 0.0:
+        return ctype, 0.0, 0.0, wx, wy, wz
+    goal = target_at(J, j, t + h)
+    rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+    change = (goal - ahead) / h
+    # the regime is chosen at the step's first visit and kept for the step, so the row
+    # stays one smooth function during the iteration
+    if J.acc[j, A_SERVO_MODE] == SERVO_UNDECIDED:
+        J.acc[j, A_SERVO_MODE] = SERVO_PROFILE \
+            if abs(change) > J.param[j, P_MAX] * k * h else SERVO_DEADBEAT
+    if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
+        vmax = np.sqrt(J.param[j, P_MAX] * k * abs(goal - now))
+        change = min(vmax, max(-vmax, rate + change)) - rate
+    return ctype, k, change, wx, wy, wz
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
+    """Look-ahead visit of the limit rows and (if `motor`) the motor row (position stage)."""
     err = 0.0
     corrected = False
     for which in range(2):
@@ -373,41 +411,13 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s):
                               wx, wy, wz, k, h, eps, s)
             err = max(err, phi - hi)
             corrected = corrected or eff > 0.0
-    mode = int(J.param[j, P_MOTOR])
-    ctype = int(J.param[j, P_COORD1])
-    if mode != 0 and ctype != COORD_NONE:
-        cap = J.param[j, P_MAX] * h
-        if mode == MOTOR_VELOCITY:
-            phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
-            k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
-            if k > 0.0:
-                rate = _rate(B, J, j, ctype, wx, wy, wz, s)
-                eff = _accumulate(B, J, j, A_MOTOR, -(target_at(J, j, t) - rate) / k, -cap,
-                                  cap, ctype, wx, wy, wz, k, h, eps, s)
-                corrected = corrected or eff > 0.0
-        elif mode == MOTOR_POSITION:
-            # servo: reach the target at t + h (deadbeat on the look-ahead) when the torque
-            # allows it in this step; from farther away, never approach faster than the
-            # speed from which half the maximum torque still stops it in time:
-            # |rate| <= sqrt(2 a |goal - phi|) with a = T_max k / 2
-            ahead, wx, wy, wz = coordinate(B, J, j, ctype, True)
-            now = coordinate(B, J, j, ctype, False)[0]
-            k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
-            if k > 0.0:
-                goal = target_at(J, j, t + h)
-                rate = _rate(B, J, j, ctype, wx, wy, wz, s)
-                change = (goal - ahead) / h
-                # the regime is chosen at the step's first visit and kept for the step, so
-                # the row stays one smooth function during the iteration
-                if J.acc[j, A_SERVO_MODE] == SERVO_UNDECIDED:
-                    J.acc[j, A_SERVO_MODE] = SERVO_PROFILE \
-                        if abs(change) > J.param[j, P_MAX] * k * h else SERVO_DEADBEAT
-                if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
-                    vmax = np.sqrt(J.param[j, P_MAX] * k * abs(goal - now))
-                    change = min(vmax, max(-vmax, rate + change)) - rate
-                eff = _accumulate(B, J, j, A_MOTOR, -change / k, -cap, cap, ctype,
-                                  wx, wy, wz, k, h, eps, s)
-                corrected = corrected or eff > 0.0
+    if motor:
+        ctype, k, change, wx, wy, wz = motor_change(B, J, j, h, t, s)
+        if k > 0.0:
+            cap = J.param[j, P_MAX] * h
+            eff = _accumulate(B, J, j, A_MOTOR, -change / k, -cap, cap, ctype, wx, wy, wz, k,
+                              h, eps, s)
+            corrected = corrected or eff > 0.0
     return err, corrected
 
 
@@ -457,7 +467,7 @@ def apply_forces(B, J, j, h, h_prev, s):
     if abs(drag) > abs(rate) / k:
         drag = rate / k
     force_impulse = -ks * (phi - J.param[j, P_SPRING_REST]) * w - drag
-    _push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
+    push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
 
 
 @njit(cache=True)
@@ -488,7 +498,7 @@ def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s
     _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
     e2, c2 = rotation_rows(B, J, j, h, eps, False, s)
     _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
-    e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s)
+    e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s, True)
     return max(e1, max(e2, e3)), c1 or c2 or c3
 
 

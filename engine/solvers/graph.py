@@ -4,10 +4,14 @@ Built once per joint-graph change (World edits: bodies, joints, `enabled`, `fixe
 handed to the numba kernels as one named tuple of flat arrays (`Work`), which also holds the
 numeric storage of the factorisations so that a step allocates nothing.
 
-Which joints a global solver takes: enabled ball joints with at least one dynamic body
-("global joints"). Enabled joints of the other families (kind != BALL) are "other" joints:
-the solvers visit them with the iterative Gauss-Seidel correction around each global solve.
-Joints without a dynamic body cannot be corrected and are left out.
+Which joints a global solver takes (joints without a dynamic body cannot be corrected and
+are left out):
+- linear: the enabled ball joints ("global joints"); enabled joints of the other families
+  (kind != BALL) are "other" joints, visited with the iterative Gauss-Seidel correction
+  around each global solve;
+- tree: every enabled joint, each as a node of up to 6 rows (its locks, and its motor or
+  servo row while that stays inside its torque limit: joints/jacobian.py); limits stay
+  Gauss-Seidel rows around the solve.
 
 linear: the block matrix K over all global joints (block (j, i) != 0 iff j and i share a
   dynamic body). Fill-reducing order: greedy minimum degree on the joint graph; the symbolic
@@ -15,7 +19,7 @@ linear: the block matrix K over all global joints (block (j, i) != 0 iff j and i
   list of block updates A_ij -= L_ik A_jk^T (i >= j rows of column k) as flat index arrays.
 tree: Baraff's graph of body nodes (dynamic bodies) and joint nodes. Per connected component
   one spanning tree: rooted at its first joint to the world/a fixed body if it has one (that
-  joint hangs the tree), else at its first body. Ball joints not in the tree (to the world a
+  joint hangs the tree), else at its first body. Joints not in the tree (to the world a
   second time, or closing a loop between bodies) are loop-closing joints and go to the
   "other" joints. Nodes are listed in reversed depth-first preorder: every node after all
   of its children, which is the elimination order without fill-in.
@@ -24,7 +28,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..joints import BALL
+from ..joints import BALL, P_LIM1, P_LIM2, P_MOTOR
 
 LINEAR, TREE = 1, 2  # settings[S_SOLVER] values of the global solvers (0 = iterative)
 
@@ -52,7 +56,8 @@ Work = namedtuple("Work", [
     # tree: nodes, links, values
     "tr_order",      # (N,) node codes, children first: b >= 0 body, -(j+1) joint j
     "tr_joint",      # (t,) tree joints
-    "tr_other",      # (o,) other joints: other families and loop-closing ball joints
+    "tr_other",      # (o,) other joints: the loop-closing joints
+    "tr_free",       # (f,) tree joints with limits or a motor (Gauss-Seidel rows each round)
     "tr_child_side",  # (m,) side of the child body of tree joint j (-1: not a tree joint)
     "tr_has_parent",  # (m,) 1 if tree joint j's other side is its parent body node
     "tr_parent_joint",  # (n,) parent joint of body b (-1: root body or not in a tree)
@@ -60,16 +65,22 @@ Work = namedtuple("Work", [
     "tr_nchild",     # (n,) child joints of body b
     "tr_dinv",       # (n, 6, 6) D_b^-1 (articulated inverse mass)
     "tr_s",          # (n, 6, 6) sum over child joints of G^T E G
-    "tr_e",          # (m, 3, 3) E_j = -D_j^-1 = (G_jc D_c^-1 G_jc^T)^-1
+    "tr_e",          # (m, 6, 6) E_j = -D_j^-1 = (G_jc D_c^-1 G_jc^T)^-1 (leading n_j rows)
+    "tr_nrow",       # (m,) rows n_j of tree joint j in the current factorisation
+    "tr_g",          # (m, 2, 6, 6) unsigned Jacobian rows of joint j on side s (jacobian.py)
+    "tr_motor",      # (m,) row index of the motor/servo row in the solve (-1: none)
     "tr_xb",         # (n, 6) forward vectors / solution (velocity changes) of body nodes
-    "tr_xj",         # (m, 3) forward vectors / solution (impulses) of joint nodes
+    "tr_xj",         # (m, 6) forward vectors / solution (impulses) of joint nodes
     "tr_zb",         # (n, 6)
-    "tr_zj",         # (m, 3)
-    "tr_gj",         # (6, 12) Gauss-Jordan scratch
+    "tr_zj",         # (m, 6)
+    "tr_gj",         # (6, 12) Gauss-Jordan / Cholesky scratch
+    "tr_tmp",        # (6, 6) scratch
     # factorisation validity: the state it was computed for
     "fact_rot",      # (n, 3, 3)
     "fact_arm",      # (m, 2, 3)
     "fact_mass",     # (n, 4) inverse mass, inverse principal moments
+    "fact_frame",    # (m, 2, 3, 3) joint frames
+    "fact_code",     # (m,) rows of each tree joint (jacobian.row_code)
     "fact_kind",     # (1,) solver whose factorisation is current (0: none)
     "fact_ok",       # (1,) 1 if that factorisation succeeded (no singular pivot)
     "count",         # (3,) block operations of the last factorisation, factorisations, solves
@@ -81,19 +92,21 @@ C_FACTOR_OPS, C_FACTORS, C_SOLVES = 0, 1, 2
 def key(B, J):
     """What the structure depends on (compare to decide on a rebuild)."""
     return (B.static.shape[0], J.kind.shape[0], B.static.tobytes(), J.kind.tobytes(),
-            J.body.tobytes(), J.enabled.tobytes())
+            J.body.tobytes(), J.enabled.tobytes(),
+            J.param[:, [P_LIM1, P_LIM2, P_MOTOR]].tobytes())
 
 
 def _classify(B, J):
-    """(global ball joints, other joints) in joint order."""
+    """(global ball joints, other joints, all correctable joints) in joint order."""
     static = B.static
     dyn = lambda b: b >= 0 and not static[b]
-    glob, other = [], []
+    glob, other, every = [], [], []
     for j in range(J.kind.shape[0]):
         if not J.enabled[j] or not (dyn(J.body[j, 0]) or dyn(J.body[j, 1])):
             continue
         (glob if J.kind[j] == BALL else other).append(j)
-    return glob, other, dyn
+        every.append(j)
+    return glob, other, every, dyn
 
 
 def _min_degree(adj):
@@ -234,21 +247,28 @@ def _tree(B, J, glob, dyn):
         tr_order=order, tr_joint=tree_joints, tr_closing=sorted(closing),
         tr_child_side=child_side, tr_has_parent=has_parent, tr_parent_joint=parent_joint,
         tr_parent_side=parent_side, tr_nchild=nchild,
-        tr_dinv=np.zeros((n, 6, 6)), tr_s=np.zeros((n, 6, 6)), tr_e=np.zeros((m, 3, 3)),
-        tr_xb=np.zeros((n, 6)), tr_xj=np.zeros((m, 3)), tr_zb=np.zeros((n, 6)),
-        tr_zj=np.zeros((m, 3)), tr_gj=np.zeros((6, 12)))
+        tr_dinv=np.zeros((n, 6, 6)), tr_s=np.zeros((n, 6, 6)), tr_e=np.zeros((m, 6, 6)),
+        tr_nrow=np.zeros(m, dtype=np.int64), tr_g=np.zeros((m, 2, 6, 6)),
+        tr_motor=-np.ones(m, dtype=np.int64),
+        tr_xb=np.zeros((n, 6)), tr_xj=np.zeros((m, 6)), tr_zb=np.zeros((n, 6)),
+        tr_zj=np.zeros((m, 6)), tr_gj=np.zeros((6, 12)), tr_tmp=np.zeros((6, 6)))
 
 
 def build(B, J):
     """The Work tuple for the current joint graph (numeric parts zeroed, nothing factored)."""
-    glob, other, dyn = _classify(B, J)
+    glob, other, every, dyn = _classify(B, J)
     n, m = B.static.shape[0], J.kind.shape[0]
     parts = _linear(B, J, glob, dyn)
-    parts.update(_tree(B, J, glob, dyn))
+    parts.update(_tree(B, J, every, dyn))
     closing = parts.pop("tr_closing")
     parts["lin_other"] = np.asarray(other, dtype=np.int64)
-    parts["tr_other"] = np.asarray(sorted(other + closing), dtype=np.int64)
+    parts["tr_other"] = np.asarray(sorted(closing), dtype=np.int64)
+    parts["tr_free"] = np.asarray(
+        [j for j in parts["tr_joint"] if J.kind[j] != BALL and (
+            J.param[j, P_LIM1] != 0.0 or J.param[j, P_LIM2] != 0.0 or J.param[j, P_MOTOR] != 0.0)],
+        dtype=np.int64)
     parts.update(fact_rot=np.zeros((n, 3, 3)), fact_arm=np.zeros((m, 2, 3)),
+                 fact_frame=np.zeros((m, 2, 3, 3)), fact_code=-np.ones(m, dtype=np.int64),
                  fact_mass=np.zeros((n, 4)), fact_kind=np.zeros(1, dtype=np.int64),
                  fact_ok=np.zeros(1, dtype=np.int64), count=np.zeros(3, dtype=np.int64))
     return Work(**parts)

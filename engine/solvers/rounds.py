@@ -1,12 +1,18 @@
 """Position and velocity stages of the global solvers (settings.solver "linear" / "tree").
 
 Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
-  1. visit the "other" joints once with the iterative correction (Gauss-Seidel: joint
-     families other than ball; for the tree solver also the loop-closing ball joints), and
-     the iterated springs;
-  2. predict (look-ahead) every global joint's gap d_j = b'_j - a'_j at t + h;
-  3. stop if every global |d_j| < eps_pos and step 1 corrected nothing; otherwise solve the
+  1. visit the "other" joints once with the iterative correction (Gauss-Seidel: for the
+     linear solver the joint families other than ball, for the tree solver the loop-closing
+     joints and the tree joints' limit rows), and the iterated springs;
+  2. predict (look-ahead) every global joint's errors at t + h: the gap d_j = b'_j - a'_j of
+     a ball joint, the errors of all locked rows of the others (joints/jacobian.py), and the
+     wanted change of a motor or servo row;
+  3. stop if every global error < eps_pos and step 1 corrected nothing; otherwise solve the
      global system K p = d/h (linear.py) or Baraff's tree system (tree.py) and apply it.
+  Motor rows (tree solver) are an active set: a solve that would take a motor's accumulated
+  impulse past +-T_max h is not applied; that motor leaves the solve (refactor without its
+  row) and its impulse is brought to the limit as a known impulse of the next solves, until
+  the change it wants points back inside the limit (at most twice per step).
   The matrix depends only on the arms and inertias at t, so it is factored once per time
   point and kept (also from the velocity stage at t + h to the next step's position stage,
   which sees the same configuration). Same tolerance, iteration cap (max_iterations rounds),
@@ -23,7 +29,8 @@ from numba import njit
 from ..clock import monotonic_ns
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
-from ..joints import BALL, dispatch, generic, spring
+from ..joints import (A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, jacobian,
+                      spring)
 from ..joints.ball import position_error
 from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_MAX_SWEEPS, S_ORDER, S_TIME,
                      S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS, T_IMPULSES, T_SWEEPS,
@@ -48,8 +55,25 @@ def _same_or_copy(src, dst, copy):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def ensure_factor(B, J, W, solver):
-    """Factor for the current configuration unless that is already done. Returns ok."""
+def _tree_rows_same(J, W, position_stage, copy):
+    """Whether every tree joint still has the rows of the current factorisation (frames,
+    locks, motor row in or out); with copy: record the current ones."""
+    same = _same_or_copy(J.frame.reshape((-1, 3, 3)), W.fact_frame.reshape((-1, 3, 3)),
+                         copy) or copy
+    for q in range(W.tr_joint.shape[0]):
+        j = W.tr_joint[q]
+        code = jacobian.row_code(J, j, jacobian.motor_in_solve(J, j, position_stage))
+        if copy:
+            W.fact_code[j] = code
+        elif code != W.fact_code[j]:
+            return False
+    return same
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def ensure_factor(B, J, W, solver, position_stage, s):
+    """Factor for the current configuration (and, for the tree, the current rows) unless
+    that is already done. Returns ok. s: scratch (6, 3, 3)."""
     n = B.pos.shape[0]
     fm = W.fact_mass
     same = W.fact_kind[0] == solver and _same_or_copy(B.rot, W.fact_rot, False) \
@@ -60,6 +84,8 @@ def ensure_factor(B, J, W, solver):
                     or fm[b, 2] != B.inv_inertia[b, 1] or fm[b, 3] != B.inv_inertia[b, 2]:
                 same = False
                 break
+    if same and solver != LINEAR:
+        same = _tree_rows_same(J, W, position_stage, False)
     if same:
         return W.fact_ok[0] != 0
     _same_or_copy(B.rot, W.fact_rot, True)
@@ -72,8 +98,12 @@ def ensure_factor(B, J, W, solver):
     if solver == LINEAR:
         ok = linear.factor(W, J.arm, B.inv_mass, B.inv_inertia_w, B.static)
     else:
-        ok = tree.factor(W, J.body, J.arm, B.inv_mass, B.inertia_w, B.inv_inertia,
-                         B.inv_inertia_w)
+        _tree_rows_same(J, W, position_stage, True)
+        for q in range(W.tr_joint.shape[0]):
+            j = W.tr_joint[q]
+            W.tr_nrow[j], W.tr_motor[j] = jacobian.build_rows(
+                B, J, j, jacobian.motor_in_solve(J, j, position_stage), W.tr_g[j], s)
+        ok = tree.factor(W, J.body, B.inv_mass, B.inertia_w, B.inv_inertia, B.inv_inertia_w)
     W.fact_kind[0] = solver
     W.fact_ok[0] = 1 if ok else 0
     W.count[C_FACTORS] += 1
@@ -81,39 +111,84 @@ def ensure_factor(B, J, W, solver):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _set_rhs(W, solver, g, j, dx, dy, dz):
-    """Right side of global joint number g (joint j): the wanted change d of c = u_a - u_b."""
-    if solver == LINEAR:
-        W.lin_y[g, 0], W.lin_y[g, 1], W.lin_y[g, 2] = dx, dy, dz
-    else:
-        W.tr_xj[j, 0], W.tr_xj[j, 1], W.tr_xj[j, 2] = -dx, -dy, -dz
+def _tree_rhs(B, J, W, j, h, t, velocity, s):
+    """x_j = -d_j for tree joint j; returns (lock error, motor error)."""
+    x = W.tr_xj[j]
+    err, motor_err = jacobian.row_targets(B, J, j, h, t, velocity, W.tr_motor[j], x, s)
+    for i in range(W.tr_nrow[j]):
+        x[i] = -x[i]
+    return err, motor_err
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _solve_apply(B, J, W, solver):
+def _tree_solve_apply(B, J, W, h, position_stage, s):
+    """The tree solve with the motors as an active set. A saturated motor's impulse is
+    brought to its bound A_BOUND T_max h as a known impulse of the solve (x_b). If a motor
+    row of the solve would take its accumulated impulse past +-T_max h, nothing is applied:
+    that motor is marked saturated at that side and the caller refactors and solves again.
+    Returns whether the solve was applied."""
+    tree.clear_loads(W)
+    free = W.tr_free
+    if position_stage:
+        for q in range(free.shape[0]):
+            j = free[q]
+            if J.acc[j, A_SAT] > 0.0:
+                lam = J.acc[j, A_BOUND] * J.param[j, P_MAX] * h - J.acc[j, A_MOTOR]
+                if lam != 0.0:
+                    jacobian.add_motor_load(B, J, j, lam, W.tr_xb, s)
+    tree.solve(W, J.body)
+    W.count[C_SOLVES] += 1
+    saturated = False
+    if position_stage:
+        for q in range(free.shape[0]):
+            j = free[q]
+            r = W.tr_motor[j]
+            if r < 0:
+                continue
+            cap = J.param[j, P_MAX] * h
+            acc = J.acc[j, A_MOTOR] + W.tr_zj[j, r]
+            if abs(acc) > cap:
+                J.acc[j, A_SAT] = abs(J.acc[j, A_SAT]) + 1.0
+                J.acc[j, A_BOUND] = 1.0 if acc > 0.0 else -1.0
+                saturated = True
+    if saturated:
+        return False
+    tree.apply(W, B.vel, B.omega, B.pred_ok)
+    if position_stage:
+        for q in range(free.shape[0]):
+            j = free[q]
+            if W.tr_motor[j] >= 0:
+                J.acc[j, A_MOTOR] += W.tr_zj[j, W.tr_motor[j]]
+            elif J.acc[j, A_SAT] > 0.0:
+                J.acc[j, A_MOTOR] = J.acc[j, A_BOUND] * J.param[j, P_MAX] * h
+    return True
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _solve_apply(B, J, W, solver, h, position_stage, s):
+    """One global solve, applied; False if the tree solve's motor set changed instead."""
     if solver == LINEAR:
         linear.solve(W)
         linear.apply(W, J.body, J.arm, B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w,
                      B.pred_ok)
-    else:
-        tree.solve(W, J.body, J.arm)
-        tree.apply(W, B.vel, B.omega, B.pred_ok)
-    W.count[C_SOLVES] += 1
+        W.count[C_SOLVES] += 1
+        return True
+    return _tree_solve_apply(B, J, W, h, position_stage, s)
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
                    scratch_rows, may_abort, W, solver):
-    """Rounds of (Gauss-Seidel on the other joints, global solve). Returns False if the
+    """Rounds of (Gauss-Seidel on the other rows, global solve). Returns False if the
     iteration diverges or hits the cap (only when may_abort: the caller halves the step)."""
     glob = W.lin_joint if solver == LINEAR else W.tr_joint
     other = W.lin_other if solver == LINEAR else W.tr_other
+    free = W.tr_free if solver != LINEAR else W.tr_free[:0]
     iterated = settings[S_SPRING_ITERATED] != 0.0
     n_sp = Sp.body.shape[0] if iterated else 0
-    ng, no = glob.shape[0], other.shape[0]
+    ng, no, nf = glob.shape[0], other.shape[0], free.shape[0]
     if ng + no + n_sp == 0:
         return True
-    use_global = ng > 0 and ensure_factor(B, J, W, solver)
     eps = settings[S_EPS_POS]
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
@@ -129,30 +204,50 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
     checks = 0
     prev_max = np.inf
     rising = 0
+    active_set_changed = False
     ok = True
     while True:
-        # 1. Gauss-Seidel visits (the global joints too if their matrix is singular)
+        # the factorisation: per configuration, and for the tree per set of rows (a motor
+        # that saturated in the last round leaves the solve)
+        use_global = ng > 0 and ensure_factor(B, J, W, solver, True, scratch_rows)
+        # 1. Gauss-Seidel visits (the global joints too if their matrix is singular; the
+        #    tree joints' limits and saturated motors)
         n_gs = no + (0 if use_global else ng)
+        n_free = nf if use_global else 0
         corrected_any = False
+        pending_load = False
         round_max = 0.0
-        for q in range(n_gs + n_sp):
-            if q < n_gs:
-                j = other[q] if q < no else glob[q - no]
+        for q in range(n_gs + n_free + n_sp):
+            if q < n_gs + n_free:
+                if q < n_gs:
+                    j = other[q] if q < no else glob[q - no]
+                else:
+                    j = free[q - n_gs]
                 for side in range(2):
                     ensure_look_ahead(body[j, side], static, pred_ok, pos, vel, omega,
                                       inertia_w, inv_inertia_w, pred_pos, pred_series,
                                       pred_rot, h, order, gravity, scratch_a, scratch_x)
-                if kind[j] == BALL:
+                if q >= n_gs:
+                    err, corrected = generic.limit_and_motor_rows(B, J, j, h, eps, t,
+                                                                  scratch_rows, False)
+                    if jacobian.motor_wants_back(B, J, j, h, t, eps, scratch_rows):
+                        corrected = True
+                        active_set_changed = True
+                    elif J.acc[j, A_SAT] > 0.0 and J.acc[j, A_MOTOR] \
+                            != J.acc[j, A_BOUND] * J.param[j, P_MAX] * h:
+                        pending_load = True
+                elif kind[j] == BALL:
                     err, corrected = dispatch.correct_position(
                         kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
                         inv_inertia_w, pred_ok, pred_pos, pred_rot)
+                    joint_err[j] = err
                 else:
                     err, corrected = generic.correct_position(B, J, j, h, eps, t, order, gravity,
                                                               scratch_a, scratch_x, scratch_rows)
-                joint_err[j] = err
+                    joint_err[j] = err
             else:
-                err, corrected = spring.correct_iterated(B, Sp, q - n_gs, h, h_prev, eps,
-                                                         order, gravity, scratch_a,
+                err, corrected = spring.correct_iterated(B, Sp, q - n_gs - n_free, h, h_prev,
+                                                         eps, order, gravity, scratch_a,
                                                          scratch_x, scratch_arms)
             checks += 1
             if corrected:
@@ -160,8 +255,8 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
                 corrected_any = True
             if not err <= round_max:
                 round_max = err
-        # 2. predicted gaps of the global joints
-        need = False
+        # 2. predicted errors of the global joints' rows
+        need = pending_load
         if use_global:
             for g in range(ng):
                 j = glob[g]
@@ -169,19 +264,26 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
                     ensure_look_ahead(body[j, side], static, pred_ok, pos, vel, omega,
                                       inertia_w, inv_inertia_w, pred_pos, pred_series,
                                       pred_rot, h, order, gravity, scratch_a, scratch_x)
-                dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
-                err = np.sqrt(dx * dx + dy * dy + dz * dz)
+                if solver == LINEAR:
+                    dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
+                    err = np.sqrt(dx * dx + dy * dy + dz * dz)
+                    W.lin_y[g, 0], W.lin_y[g, 1], W.lin_y[g, 2] = dx / h, dy / h, dz / h
+                    motor_err = 0.0
+                else:
+                    err, motor_err = _tree_rhs(B, J, W, j, h, t, False, scratch_rows)
                 joint_err[j] = err
-                if not err < eps:
+                if not (err < eps and motor_err < eps):
                     need = True
                 if not err <= round_max:
                     round_max = err
-                _set_rhs(W, solver, g, j, dx / h, dy / h, dz / h)
             checks += ng
         # 3. converged, diverging, capped, or solve
         if not need and not corrected_any:
             break
-        rising = rising + 1 if (round_max > prev_max and round_max >= eps) else 0
+        # (a motor leaving or re-entering the solve moves the errors: not a divergence)
+        rising = rising + 1 if (round_max > prev_max and round_max >= eps
+                                and not active_set_changed) else 0
+        active_set_changed = False
         if may_abort and (not np.isfinite(round_max) or rising >= GROWING_CYCLES):
             ok = False
             break
@@ -193,7 +295,8 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
                 stats[T_BUDGET_HIT] += 1
             break
         if need:
-            _solve_apply(B, J, W, solver)
+            if not _solve_apply(B, J, W, solver, h, True, scratch_rows):
+                active_set_changed = True
             stats[T_IMPULSES] += ng
         rounds += 1
         if budget > 0 and monotonic_ns() - t0 > budget:
@@ -207,13 +310,15 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
 @njit(cache=True, **NO_REFCOUNT)
 def velocity_stage(B, J, settings, stats, scratch_rows, W, solver):
     """P-step 4 at t + h: global solves of the relative joint velocities (Gauss-Seidel for
-    the other joints in between) until every |du| <= eps_vel or the cap."""
+    the other joints and the tree joints' limits in between) until every error <= eps_vel
+    or the cap. Motors are not rows of this stage."""
     glob = W.lin_joint if solver == LINEAR else W.tr_joint
     other = W.lin_other if solver == LINEAR else W.tr_other
-    ng, no = glob.shape[0], other.shape[0]
+    free = W.tr_free if solver != LINEAR else W.tr_free[:0]
+    ng, no, nf = glob.shape[0], other.shape[0], free.shape[0]
     if ng + no == 0:
         return
-    use_global = ng > 0 and ensure_factor(B, J, W, solver)
+    use_global = ng > 0 and ensure_factor(B, J, W, solver, False, scratch_rows)
     eps = settings[S_EPS_VEL]
     max_rounds = int(settings[S_MAX_SWEEPS])
     kind, body, arm, kinv = J.kind, J.body, J.arm, J.kinv
@@ -222,15 +327,20 @@ def velocity_stage(B, J, settings, stats, scratch_rows, W, solver):
     checks = 0
     for rounds in range(max_rounds + 1):
         n_gs = no + (0 if use_global else ng)
+        n_free = nf if use_global else 0
         corrected_any = False
-        for q in range(n_gs):
-            j = other[q] if q < no else glob[q - no]
-            if kind[j] == BALL:
-                err, corrected = dispatch.correct_velocity(kind, j, body, arm, kinv, eps,
-                                                           static, inv_mass, vel, omega,
-                                                           inv_inertia_w, pred_ok)
+        for q in range(n_gs + n_free):
+            if q >= n_gs:
+                err, corrected = generic.limit_velocity_rows(B, J, free[q - n_gs], eps,
+                                                             scratch_rows)
             else:
-                err, corrected = generic.correct_velocity(B, J, j, eps, scratch_rows)
+                j = other[q] if q < no else glob[q - no]
+                if kind[j] == BALL:
+                    err, corrected = dispatch.correct_velocity(kind, j, body, arm, kinv, eps,
+                                                               static, inv_mass, vel, omega,
+                                                               inv_inertia_w, pred_ok)
+                else:
+                    err, corrected = generic.correct_velocity(B, J, j, eps, scratch_rows)
             checks += 1
             if corrected:
                 stats[T_VEL_IMPULSES] += 1
@@ -239,18 +349,22 @@ def velocity_stage(B, J, settings, stats, scratch_rows, W, solver):
         if use_global:
             for g in range(ng):
                 j = glob[g]
-                ax, ay, az = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0],
-                                         arm[j, 0, 1], arm[j, 0, 2])
-                bx, by, bz = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0],
-                                         arm[j, 1, 1], arm[j, 1, 2])
-                dx, dy, dz = bx - ax, by - ay, bz - az
-                if not np.sqrt(dx * dx + dy * dy + dz * dz) <= eps:
+                if solver == LINEAR:
+                    ax, ay, az = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0],
+                                             arm[j, 0, 1], arm[j, 0, 2])
+                    bx, by, bz = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0],
+                                             arm[j, 1, 1], arm[j, 1, 2])
+                    dx, dy, dz = bx - ax, by - ay, bz - az
+                    err = np.sqrt(dx * dx + dy * dy + dz * dz)
+                    W.lin_y[g, 0], W.lin_y[g, 1], W.lin_y[g, 2] = dx, dy, dz
+                else:
+                    err = _tree_rhs(B, J, W, j, 1.0, 0.0, True, scratch_rows)[0]
+                if not err <= eps:
                     need = True
-                _set_rhs(W, solver, g, j, dx, dy, dz)
             checks += ng
         if (not need and not corrected_any) or rounds == max_rounds:
             break
         if need:
-            _solve_apply(B, J, W, solver)
+            _solve_apply(B, J, W, solver, 1.0, False, scratch_rows)
             stats[T_VEL_IMPULSES] += ng
     stats[T_VEL_CHECKS] += checks
