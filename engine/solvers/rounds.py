@@ -205,11 +205,15 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
     prev_max = np.inf
     rising = 0
     active_set_changed = False
+    refactor = True
+    use_global = False
     ok = True
     while True:
         # the factorisation: per configuration, and for the tree per set of rows (a motor
-        # that saturated in the last round leaves the solve)
-        use_global = ng > 0 and ensure_factor(B, J, W, solver, True, scratch_rows)
+        # that saturated or came back in the last round)
+        if refactor:
+            use_global = ng > 0 and ensure_factor(B, J, W, solver, True, scratch_rows)
+            refactor = False
         # 1. Gauss-Seidel visits (the global joints too if their matrix is singular; the
         #    tree joints' limits and saturated motors)
         n_gs = no + (0 if use_global else ng)
@@ -283,6 +287,7 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
         # (a motor leaving or re-entering the solve moves the errors: not a divergence)
         rising = rising + 1 if (round_max > prev_max and round_max >= eps
                                 and not active_set_changed) else 0
+        refactor = active_set_changed
         active_set_changed = False
         if may_abort and (not np.isfinite(round_max) or rising >= GROWING_CYCLES):
             ok = False
@@ -297,6 +302,7 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
         if need:
             if not _solve_apply(B, J, W, solver, h, True, scratch_rows):
                 active_set_changed = True
+                refactor = True
             stats[T_IMPULSES] += ng
         rounds += 1
         if budget > 0 and monotonic_ns() - t0 > budget:

@@ -186,8 +186,8 @@ def factor(W, body, inv_mass, inertia_w, inv_inertia, inv_inertia_w):
                 for k in range(6):
                     v += dinv[c, row, k] * g[i, k]
                 x[row, i] = v
-        for i in range(n):
-            for k in range(n):
+        for i in range(n):  # symmetric: the lower triangle is what the Cholesky reads
+            for k in range(i + 1):
                 v = 0.0
                 for q2 in range(6):
                     v += g[i, q2] * x[q2, k]
@@ -206,12 +206,14 @@ def factor(W, body, inv_mass, inertia_w, inv_inertia, inv_inertia_w):
                 for k in range(n):
                     v += e_mat[j, i, k] * g[k, col]
                 x[i, col] = v
-        for r in range(6):
-            for col in range(6):
+        for r in range(6):  # symmetric: the upper triangle, mirrored
+            for col in range(r, 6):
                 v = 0.0
                 for k in range(n):
                     v += g[k, r] * x[k, col]
                 s_acc[pa, r, col] += v
+                if col != r:
+                    s_acc[pa, col, r] += v
         ops += 1
     W.count[C_FACTOR_OPS] = ops
     return True
