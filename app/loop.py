@@ -20,9 +20,15 @@ are written in place, never resized, during a step) but never changes it:
   (for per-frame inputs such as the drag target, which must not make a frame wait).
 Synchronous (`threaded=False`, the default; tests and scripts): advance() runs the batch
 itself. Both modes run the same steps in the same order, so their states are bit-identical.
+
+The physics thread runs at a lower OS priority (nice +PHYSICS_NICE, Linux): where cores
+are few, the frames (and the renderer's threads) come first and the simulation takes the
+rest; its real-time factor shows what it gets.
 """
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,6 +41,7 @@ from app.batch import Batch, run_batch
 
 MIN_SPEED, MAX_SPEED = 1.0 / 8.0, 8.0
 EPS = 1e-9  # relative tolerance so 0.03 / 0.01 counts as 3 steps despite rounding
+PHYSICS_NICE = 10
 
 
 @dataclass
@@ -185,7 +192,8 @@ class FixedStepLoop:
         for fn in self.on_handoff:
             fn()
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="physics")
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="physics",
+                                                initializer=_lower_priority)
         self._running = (batch, self._executor.submit(run_batch, self.step_fn, batch, self.clock))
 
     def _collect(self) -> None:
@@ -227,6 +235,15 @@ class FixedStepLoop:
         """Simulated seconds per wall second over the recent window (0 before any frame)."""
         wall = sum(w for w, _ in self._history)
         return sum(s for _, s in self._history) / wall if wall > 0 else 0.0
+
+
+def _lower_priority() -> None:
+    """Run on the physics thread: nice it (a Linux thread has its own nice value)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                       os.getpriority(os.PRIO_PROCESS, 0) + PHYSICS_NICE)
+    except (AttributeError, OSError):       # no per-thread priority here: run as is
+        pass
 
 
 def _done_future(step, batch: Batch, clock) -> Future:
