@@ -19,7 +19,8 @@ are written in place, never resized, during a step) but never changes it:
 - `when_idle(fn)` runs fn now if no batch runs, else right before the next batch starts
   (for per-frame inputs such as the drag target, which must not make a frame wait).
 Synchronous (`threaded=False`, the default; tests and scripts): advance() runs the batch
-itself. Both modes run the same steps in the same order, so their states are bit-identical.
+itself. Either way the steps run one after another on one world: the same steps give
+bit-identical states (only the wall-clock budgets may cut batches at other places).
 
 The physics thread runs at a lower OS priority (nice +PHYSICS_NICE, Linux): where cores
 are few, the frames (and the renderer's threads) come first and the simulation takes the

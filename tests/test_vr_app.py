@@ -370,6 +370,7 @@ def test_solver_budget_follows_the_display_period_and_the_mirror_shows_the_resid
 
     app.session.loop.resume()
     settings = app.world.settings
+    app.session.loop.sync()                               # no batch with the VR budget runs
     own_budget = settings.time_budget_ms
     pump(app, 5)
     vr, budget = app.vr.vr, app.vr.budget

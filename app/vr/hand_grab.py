@@ -7,7 +7,8 @@ The grabbed point keeps its place in the controller's frame, so the body follows
 as if held on a rigid stick of the ray's length. Haptics: a pulse on grab, and a short
 pulse on an impact of the held body: a velocity jump within one step that gravity and the
 drag do not explain, larger than IMPACT_DV and than IMPACT_RATIO times the previous step's
-(joints pulling steadily against the hand are no impact), at most one per IMPACT_GAP_S.
+(joints pulling steadily against the hand are no impact, nor is the grab's first pull), at
+most one per IMPACT_GAP_S.
 Impacts are found by a step hook on the stepping thread; their pulses go out from update(),
 on the frame's thread (OpenXR calls stay on one thread). Changes of the world go through
 the drag adapter (app/drag.py: between two batches of the physics thread).
@@ -82,7 +83,9 @@ class HandGrab:
         self.body_local = self.adapter.body_point(body, point)
         self.adapter.start(body, point, weight_cap(self.world, body, self.force_factor))
         self._follow(state)
-        self._v_before = None
+        # the grab's own first pull is no impact (its target is the point where the body
+        # was shown, which the physics thread may have moved on from by a batch)
+        self._v_before, self._jolt = None, np.inf
         self.pulse(hand, *GRAB_PULSE)
         return True
 
@@ -107,9 +110,10 @@ class HandGrab:
     def before_step(self) -> None:
         """Session step hook (stepping thread): a pulse when the held body's velocity jumped
         in the last step."""
-        if not self.active:
-            return
         b, w = self.body, self.world
+        if not self.active or w.drag is None:  # the drag starts between two batches
+            self._v_before = None
+            return
         v = np.array(w.body_vel[b])
         if self._v_before is not None:
             drag = getattr(w.drag, "last_impulse", np.zeros(3)) * float(w.B.inv_mass[b])
