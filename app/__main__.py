@@ -4,6 +4,7 @@
     impulse view [SCENE.json]                open a scene (no scene: the launcher)
     impulse view SCENE --screenshot OUT.png --frames N [--size WxH] [--no-ui]
                                              simulate and render N frames, save the last, exit
+                                             (--sync-physics: step inside the frames, no thread)
     impulse view SCENE --vr                  the scene in an OpenXR headset, this window mirrors
     impulse install-launcher                 desktop entry + icon for the application menu
     impulse bench viewer [--json OUT]        viewer fps and real-time factor (app/bench_viewer.py)
@@ -27,6 +28,8 @@ def parse_view(argv):
     p.add_argument("--no-ui", action="store_true", help="hide the panels")
     p.add_argument("--no-vsync", action="store_true")
     p.add_argument("--paused", action="store_true", help="start paused")
+    p.add_argument("--sync-physics", action="store_true",
+                   help="step the physics inside each frame (no physics thread: frames wait)")
     p.add_argument("--vr", action="store_true",
                    help="show the scene in an OpenXR headset (the window becomes the mirror)")
     args = p.parse_args(argv)
@@ -70,7 +73,7 @@ def view(argv) -> int:
         print(f"impulse: cannot open a window (display {os.environ.get('DISPLAY') or 'not set'}): "
               f"{type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    app = App(viewer)
+    app = App(viewer, threaded=not args.sync_physics)
     if session is not None:
         app.set_session(session)
         session.loop.paused = args.paused

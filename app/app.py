@@ -2,7 +2,9 @@
 launcher, file handling with unsaved-change prompts, drag, joint tool, recording.
 
 `App(viewer)` starts in the launcher; `open_path(path)` opens a scene (a bad file shows its
-problems in the UI and the app keeps running).
+problems in the UI and the app keeps running). With `threaded=True` (the default) each
+session steps its world on a physics thread (app/loop.py): a frame hands out the steps it
+owes and draws the last finished state without waiting for them.
 """
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ from app.drag import MouseGrab
 from app.gallery import SCENES
 from app.recent import add_recent
 from app.recorder import Recorder, default_media_path
-from app.scene_view import SceneView
 from app.screenshot import save_png
 from app.session import Session
 from app.stats import StatsSeries
@@ -43,8 +44,9 @@ log = logging.getLogger(__name__)
 
 
 class App:
-    def __init__(self, viewer, scenes_dir=SCENES, media_dir=None):
+    def __init__(self, viewer, scenes_dir=SCENES, media_dir=None, threaded: bool = True):
         self.viewer = viewer
+        self.threaded = threaded               # physics on a thread beside the frames
         self.session: Session | None = None
         self.scene_view = None
         self.grab: MouseGrab | None = None
@@ -72,6 +74,7 @@ class App:
         viewer.on_quit = self.on_quit
         viewer.on_click = self.on_click
         viewer.on_select = self.on_select
+        viewer.on_finish = self.sync_physics
         viewer.window.push_handlers(on_key_press=self.on_key_press)
         self._title = None
         self._update_title()
@@ -87,14 +90,19 @@ class App:
         if self.recorder.active:
             self.toggle_recording()
         self.joint_tool.cancel()
+        if self.session is not None and self.session is not session:
+            self.session.close()
         self.session = session
-        self.scene_view = SceneView(session.world)
+        session.loop.threaded = self.threaded
+        self.scene_view = session.view
         self.viewer.set_world(self.scene_view)
         self.viewer.options.grid = self._ground_visible(session.world)
         self.viewer.loop = session.loop
-        self.grab = MouseGrab(self.viewer, session.world)
+        self.grab = MouseGrab(self.viewer, session.world, defer=session.loop.when_idle,
+                              shown=session.view)
         self.viewer.grab = self.grab
         session.listeners.append(self._on_edit)
+        session.batch_listeners.append(lambda: self.stats.record(session.world))
         if self.vr is not None:
             self.vr.on_session(session)
         self.stats.clear()
@@ -116,6 +124,8 @@ class App:
     def show_launcher(self) -> None:
         def go():
             self.exit_vr()
+            if self.session is not None:
+                self.session.close()
             self.session = None
             self.viewer.set_world(None)
             self.viewer.grab = None
@@ -244,6 +254,7 @@ class App:
 
     def duplicate_selection(self) -> None:
         if self.selection and self.selection[0] == "body":
+            self.session.loop.sync()           # the copy takes the body's current state
             cmd = E.Duplicate(self.world, self.selection[1])
             if self.run(cmd):
                 self.select("body", cmd.spec["name"])
@@ -305,6 +316,12 @@ class App:
         if self.session:
             self.session.loop.pause()
             self.session.loop.request_step()
+
+    def sync_physics(self) -> None:
+        """Wait for the running batch, so the world is the latest finished state (e.g. for
+        the last frame of `impulse view --screenshot`)."""
+        if self.session:
+            self.session.loop.sync()
 
     def reset(self) -> None:
         if self.session:
@@ -385,9 +402,7 @@ class App:
                 self.exit_vr()
                 return
         else:
-            report = self.session.loop.advance(dt)
-        if report.steps:
-            self.stats.record(self.world)
+            self.session.loop.advance(dt)
         if self.recorder.active:
             self.recorder.add(self.viewer.screenshot(with_ui=False))
         self._update_title()
@@ -449,6 +464,8 @@ class App:
     # ================================================================ teardown
     def close(self) -> None:
         self.exit_vr()
+        if self.session is not None:
+            self.session.close()
         if self.recorder.active:
             self.recorder.stop()
         self.launcher.release()

@@ -3,7 +3,10 @@ rendering costs the simulation's real-time factor on a small scene.
 
 1. fps: scenes/funnel_1000.json if present, else 1000 free spinning boxes (the demo box
    stack as an engine World, no gravity), in the full app at 1280x720 with every panel
-   shown, vsync off, simulating as usual; frames over `--seconds` after a warm-up.
+   shown, vsync off, simulating as usual; frames over `--seconds` after a warm-up. Once
+   with the physics thread (the app's default), once stepping inside the frames
+   (`impulse view --sync-physics`), for comparison; `rtf` is the simulation's real-time
+   factor meanwhile.
 2. real-time factor of a small scene (chain8) at speed x1 and x8: once driven by the same
    FixedStepLoop without rendering (frames paced at 60 Hz by sleeping), once in the app
    with rendering. The impact is 1 - RTF(render) / RTF(no render); the goal is <= 10 %.
@@ -61,6 +64,7 @@ def run_frames(app, seconds: float, warmup: int = 20) -> dict:
         v.frame()
     times = []
     loop = app.session.loop
+    loop.sync()
     sim0, end = loop.sim_time, time.perf_counter() + seconds
     t_start = last = time.perf_counter()
     loop._history.clear()
@@ -99,14 +103,19 @@ def bench(seconds: float = 5.0) -> list[dict]:
     app = App(viewer)
     rows = []
     try:
-        session, label = heavy_session()
-        app.set_session(session)
-        r = run_frames(app, seconds)
-        rows.append({"benchmark": "viewer_fps", "scene": label,
-                     "bodies": len(session.world.body_names), "size": f"{SIZE[0]}x{SIZE[1]}",
-                     "ui": "all panels", "fps": round(r["fps"], 1),
-                     "ms_frame_median": round(r["ms_median"], 1),
-                     "ms_frame_p95": round(r["ms_p95"], 1), "goal_fps": 20})
+        for threaded in (True, False):
+            app.threaded = threaded
+            session, label = heavy_session()
+            app.set_session(session)
+            r = run_frames(app, seconds)
+            rows.append({"benchmark": "viewer_fps", "scene": label,
+                         "bodies": len(session.world.body_names),
+                         "size": f"{SIZE[0]}x{SIZE[1]}", "ui": "all panels",
+                         "physics": "thread" if threaded else "in frame",
+                         "fps": round(r["fps"], 1), "ms_frame_median": round(r["ms_median"], 1),
+                         "ms_frame_p95": round(r["ms_p95"], 1), "rtf": round(r["rtf"], 4),
+                         "goal_fps": 20})
+        app.threaded = True
         small = str(SCENES / "chain8.json")
         for speed in (1.0, 8.0):
             ref = headless_rtf(Session.open(small), speed, seconds / 2)

@@ -9,6 +9,10 @@ release lets go and the body keeps whatever velocity the physics gave it. Shift+
 throws: the body's linear velocity is set to the cursor target's velocity over the last
 0.1 s (a direct, predictable throw; the joints' velocity correction in the next step makes it
 consistent with any joints). Fixed bodies are not grabbed (they stay selectable).
+
+With the physics thread (app/loop.py) the drag's changes of the world wait for the end of
+the running batch (`defer` = the loop's when_idle), so a drag never makes a frame wait; a
+grab holds the body point the user clicked on the body as shown (`shown`, the SceneView).
 """
 from __future__ import annotations
 
@@ -23,27 +27,67 @@ THROW_WINDOW_S = 0.1
 DEPTH_STEP = 0.1               # fraction of the eye distance per wheel notch
 
 
-class DragAdapter:
-    """The engine's drag API if the World has it, else no-ops."""
+def _now(fn) -> None:
+    fn()
 
-    def __init__(self, world):
+
+class DragAdapter:
+    """The engine's drag API if the World has it, else no-ops. Changes of the world go
+    through `defer` (default: now); grabbed points are taken on the bodies as `shown`
+    (default: the world itself)."""
+
+    def __init__(self, world, defer=None, shown=None):
         self.world = world
+        self.defer = defer or _now
+        self.shown = world if shown is None else shown
 
     @property
     def supported(self) -> bool:
         return hasattr(self.world, "drag_start")
 
-    def start(self, body: int, point, max_force=None) -> None:
-        if self.supported:
-            self.world.drag_start(body, np.asarray(point, dtype=np.float64), max_force)
+    def body_point(self, body: int, point) -> np.ndarray:
+        """A world point on a body as shown -> the same point in the body's frame."""
+        point = np.asarray(point, dtype=np.float64)
+        return self.shown.body_rot[body].T @ (point - self.shown.body_pos[body])
 
-    def to(self, point) -> None:
-        if self.supported:
-            self.world.drag_to(np.asarray(point, dtype=np.float64))
+    def start(self, body: int, point, max_force=None) -> None:
+        """Grab `body` at `point` (on the body as shown): the body point, wherever the
+        physics has moved it by the time the grab starts."""
+        if not self.supported:
+            return
+        local = self.body_point(body, point)
+
+        def go():
+            w = self.world
+            w.drag_start(body, w.body_pos[body] + w.body_rot[body] @ local, max_force)
+        self.defer(go)
+
+    def to(self, point, rot=None) -> None:
+        """Move the target (and, for a VR grab, its orientation)."""
+        if not self.supported:
+            return
+        point = np.array(point, dtype=np.float64)
+        rot = None if rot is None else np.array(rot, dtype=np.float64)
+
+        def go():
+            if self.world.drag_active:
+                self.world.drag_to(point, rot)
+        self.defer(go)
 
     def stop(self) -> None:
         if self.supported:
-            self.world.drag_stop()
+            self.defer(self.world.drag_stop)
+
+    def set_velocity(self, body: int, velocity, angular_velocity=None) -> None:
+        """A throw: the body's linear (and angular) velocity."""
+        v = np.array(velocity, dtype=np.float64)
+        w = None if angular_velocity is None else np.array(angular_velocity, dtype=np.float64)
+
+        def go():
+            self.world.body_vel[body] = v
+            if w is not None:
+                self.world.body_omega[body] = w
+        self.defer(go)
 
     @property
     def active(self) -> bool:
@@ -77,10 +121,11 @@ class MouseGrab:
     """Grab handler for Viewer.grab: begin(body, point, ray) -> bool, move(ray),
     scroll(steps), end(modifiers)."""
 
-    def __init__(self, viewer, world, force_factor: float = 5.0, clock=time.perf_counter):
+    def __init__(self, viewer, world, force_factor: float = 5.0, clock=time.perf_counter,
+                 defer=None, shown=None):
         self.viewer = viewer
         self.world = world
-        self.adapter = DragAdapter(world)
+        self.adapter = DragAdapter(world, defer, shown)
         self.force_factor = force_factor
         self.clock = clock
         self.body = -1
@@ -106,7 +151,7 @@ class MouseGrab:
             return False
         self.body = body
         point = np.asarray(point, dtype=np.float64)
-        self.local = self.world.body_rot[body].T @ (point - self.world.body_pos[body])
+        self.local = self.adapter.body_point(body, point)
         self.plane_point = point.copy()
         self.target = point.copy()
         self.last_ray = ray
@@ -152,7 +197,7 @@ class MouseGrab:
         if not self.active:
             return
         if modifiers & MOD_SHIFT:
-            self.world.body_vel[self.body] = self.cursor_velocity()
+            self.adapter.set_velocity(self.body, self.cursor_velocity())
         self.cancel()
 
     def cancel(self) -> None:
@@ -163,8 +208,9 @@ class MouseGrab:
         self.samples.clear()
 
     def grabbed_point(self) -> np.ndarray:
-        b = self.body
-        return self.world.body_pos[b] + self.world.body_rot[b] @ self.local
+        """The grabbed point on the body as shown."""
+        b, shown = self.body, self.adapter.shown
+        return shown.body_pos[b] + shown.body_rot[b] @ self.local
 
     def gizmo_lines(self) -> np.ndarray:
         if not self.active:

@@ -349,12 +349,15 @@ class RemoveContactFilter(Command):
 
 # ---------------------------------------------------------------- the stack
 class Editor:
-    """Runs commands on a world; undo/redo; `dirty` since the last `mark_saved`."""
+    """Runs commands on a world; undo/redo; `dirty` since the last `mark_saved`.
+    `before_change()` runs before any command touches the world (the session: wait for the
+    physics thread's running batch)."""
 
     def __init__(self, world, on_change: Callable[[Command], None] | None = None,
-                 limit: int = 500):
+                 limit: int = 500, before_change: Callable[[], None] | None = None):
         self.world = world
         self.on_change = on_change
+        self.before_change = before_change
         self.limit = limit
         self.undo_stack: list[Command] = []
         self.redo_stack: list[Command] = []
@@ -363,6 +366,7 @@ class Editor:
 
     def run(self, cmd: Command) -> Command:
         """Do a command and push it; on ValueError/KeyError nothing changes and it re-raises."""
+        self._before()
         cmd.do(self.world)
         self.undo_stack.append(cmd)
         self.redo_stack.clear()
@@ -377,6 +381,7 @@ class Editor:
     def undo(self) -> Command | None:
         if not self.undo_stack:
             return None
+        self._before()
         cmd = self.undo_stack.pop()
         cmd.undo(self.world)
         self.redo_stack.append(cmd)
@@ -386,11 +391,16 @@ class Editor:
     def redo(self) -> Command | None:
         if not self.redo_stack:
             return None
+        self._before()
         cmd = self.redo_stack.pop()
         cmd.do(self.world)
         self.undo_stack.append(cmd)
         self._changed(cmd)
         return cmd
+
+    def _before(self) -> None:
+        if self.before_change is not None:
+            self.before_change()
 
     def _changed(self, cmd) -> None:
         if self.on_change is not None:

@@ -3,6 +3,8 @@ the timeline slider: scrub to any kept snapshot and resume from there (later one
 dropped when the simulation goes on from an earlier point).
 
 A snapshot is taken every `every` steps, chosen so the buffer stays under `max_bytes`.
+With the physics thread, `take` runs there after each step and `keep` on the UI thread after
+the batch (app/session.py), so only the UI thread ever changes the buffer.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ class History:
         self.max_snapshots = max_snapshots
         self.snapshots: deque[dict] = deque()
         self.every = 1
+        self._capacity: int | None = None
         self.cursor: int | None = None     # index being viewed while scrubbing, else None
         self._count = 0
 
@@ -39,18 +42,29 @@ class History:
 
     def record(self, world, force: bool = False) -> None:
         """Call after every step; keeps every `every`-th state (or this one if `force`)."""
-        if self.cursor is not None:            # resumed from a scrubbed point
+        if self._capacity is None:
+            self.configure(world.settings.h, world.get_state())
+        state = self.take(world)
+        if state is None and force:
+            state = world.get_state()
+        self.keep([] if state is None else [state])
+
+    def take(self, world) -> dict | None:
+        """After a step: the state to keep if this is an `every`-th step, else None."""
+        self._count += 1
+        return None if self._count % self.every else world.get_state()
+
+    def keep(self, states: list[dict]) -> None:
+        """After steps: keep the states taken. Once the simulation goes on from a scrubbed
+        point, the states later than that point go."""
+        if self.cursor is not None:
             while len(self.snapshots) > self.cursor + 1:
                 self.snapshots.pop()
             self.cursor = None
-        self._count += 1
-        if not force and self._count % self.every:
-            return
-        if not hasattr(self, "_capacity"):
-            self.configure(world.settings.h, world.get_state())
-        self.snapshots.append(world.get_state())
-        while len(self.snapshots) > self._capacity:
-            self.snapshots.popleft()
+        for state in states:
+            self.snapshots.append(state)
+            while self._capacity is not None and len(self.snapshots) > self._capacity:
+                self.snapshots.popleft()
 
     @property
     def span(self) -> tuple[float, float]:

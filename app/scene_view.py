@@ -4,6 +4,7 @@ is built from `world.models` and rebuilt only when the set of body models change
 
 A World that already has shape-table attributes (the collision engine adds them) is used as
 is. `gizmo_lines` is (k, 2, 3) extra segments (the mouse drag) drawn by the gizmo pass.
+While the physics thread steps the world, the renderer reads a copy (SceneView.freeze).
 """
 from __future__ import annotations
 
@@ -45,16 +46,32 @@ def shape_table(models) -> dict[str, np.ndarray]:
             "shape_hull_count": np.asarray(counts, dtype=np.int64)}
 
 
-class SceneView:
-    """Adapter World -> the renderer's scene contract."""
+PER_STEP = ("body_pos", "body_rot", "body_vel", "body_static", "contact_world",
+            "contact_normal", "contact_impulse")
+NO_CONTACTS = {"contact_world": np.zeros((0, 3)), "contact_normal": np.zeros((0, 3)),
+               "contact_impulse": np.zeros(0)}
+METHODS = ("joint_anchor_world", "joint_axis_world")      # values copied, called as before
 
-    def __init__(self, world):
+
+class SceneView:
+    """Adapter World -> the renderer's scene contract.
+
+    With a loop (app/loop.py) it takes a copy of everything the renderer reads at each
+    hand-over of a batch to the physics thread, and shows that copy while the batch runs
+    (so a frame never sees a half-stepped world, nor contacts of one step with impulses of
+    another); when no batch runs it passes the world through."""
+
+    def __init__(self, world, loop=None):
         self.world = world
+        self.loop = loop
         self.gizmo_lines = np.zeros((0, 2, 3))
+        self.shown: dict | None = None      # the copy taken at the last hand-over
         self._key = None
         self._held = []
         self._table: dict[str, np.ndarray] = {}
         self._colors = np.zeros((0, 3))
+        if loop is not None:
+            loop.on_handoff.append(self.freeze)
 
     def _refresh(self) -> None:
         models = self.world.models
@@ -66,25 +83,34 @@ class SceneView:
             self._colors = np.array([m.color for m in models], dtype=np.float64).reshape(-1, 3)
             self._key, self._held = key, list(models)
 
-    def __getattr__(self, name):
+    def freeze(self) -> None:
+        """Copy what the renderer reads; call only while no batch runs. The shape table and
+        colours are kept by reference: edits replace those arrays, steps never touch them."""
+        shown = {name: np.array(self._live(name)) for name in PER_STEP}
+        for name in SHAPE_TABLE + ("body_color",):
+            shown[name] = self._live(name)
+        for name in METHODS:
+            fn = getattr(self.world, name, None)
+            if fn is not None:
+                value = np.array(fn())
+                shown[name] = lambda value=value: value
+        self.shown = shown
+
+    def _live(self, name):
         if name in SHAPE_TABLE and not hasattr(self.world, name):
             self._refresh()
             return self._table[name]
+        if name == "body_color":
+            self._refresh()
+            return self._colors
+        if name in NO_CONTACTS:
+            return getattr(self.world, name, NO_CONTACTS[name])
         return getattr(self.world, name)
 
-    @property
-    def body_color(self) -> np.ndarray:
-        self._refresh()
-        return self._colors
-
-    @property
-    def contact_world(self):
-        return getattr(self.world, "contact_world", np.zeros((0, 3)))
-
-    @property
-    def contact_normal(self):
-        return getattr(self.world, "contact_normal", np.zeros((0, 3)))
-
-    @property
-    def contact_impulse(self):
-        return getattr(self.world, "contact_impulse", np.zeros(0))
+    def __getattr__(self, name):
+        if name.startswith("_") or name in ("world", "loop", "shown"):
+            raise AttributeError(name)
+        shown = self.shown
+        if shown is not None and name in shown and self.loop is not None and self.loop.busy:
+            return shown[name]
+        return self._live(name)

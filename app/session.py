@@ -6,6 +6,11 @@
   leaves the file on disk as it was (reset still goes back to the state the session began
   with);
 - structural edits clear the history (its snapshots no longer fit the arrays).
+
+Threads: with `threaded=True` the loop steps the world on the physics thread (app/loop.py).
+Everything here that changes or saves the world (edits through the editor, reset, scrub,
+save, close) first waits for the running batch (`loop.sync()`); after each batch the UI
+thread keeps the history states the batch took and tells `batch_listeners`.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import numpy as np
 from app.editor import Editor
 from app.history import History
 from app.loop import FixedStepLoop
+from app.scene_view import SceneView
 from app.world_specs import body_spec, set_body_motion
 from engine import World, load_scene, save_scene
 
@@ -36,18 +42,22 @@ def new_world() -> World:
 
 class Session:
     def __init__(self, world: World, path: str | None = None, history_seconds: float = 10.0,
-                 max_steps: int = 80, step_budget_s: float = 0.025):
+                 max_steps: int = 80, step_budget_s: float = 0.025, threaded: bool = False):
         self.world = world
         self.path = str(path) if path else None
-        self.editor = Editor(world, on_change=self._on_edit)
         self.history = History(history_seconds)
-        # catch-up per frame: at most max_steps steps and step_budget_s of stepping (enough for
-        # x8 at 60 Hz with h = 0.01), never a spiral of death
-        self.loop = FixedStepLoop(self.step, world.settings.h, max_steps=max_steps,
-                                  budget_s=step_budget_s)
+        # catch-up per batch: at most max_steps steps and step_budget_s of stepping (enough
+        # for x8 at 60 Hz with h = 0.01), never a spiral of death
+        self.loop = FixedStepLoop(self._step, world.settings.h, max_steps=max_steps,
+                                  budget_s=step_budget_s, threaded=threaded)
+        self.loop.on_collect.append(self._after_batch)
+        self.view = SceneView(world, self.loop)   # what the renderer reads
+        self.editor = Editor(world, on_change=self._on_edit, before_change=self.loop.sync)
         self.listeners = []            # callables(cmd) after every edit, undo and redo
-        self.step_hooks = []           # callables() before every step
+        self.step_hooks = []           # callables() before every step (on the stepping thread)
+        self.batch_listeners = []      # callables() after every batch (UI thread, world idle)
         self.step_ms = 0.0             # wall time of the last step
+        self._taken: list[dict] = []   # history states the running batch took
         self._capture_initial()
         self.history.configure(world.settings.h, world.get_state())
         self.history.record(world, force=True)
@@ -72,17 +82,38 @@ class Session:
         return self.editor.dirty
 
     # ------------------------------------------------------------ stepping
-    def step(self) -> None:
+    def _step(self) -> None:
+        """One step, on the stepping thread (the loop's step callable)."""
         for hook in self.step_hooks:
             hook()
         t0 = time.perf_counter()
         self.world.step()
         self.step_ms = (time.perf_counter() - t0) * 1000.0
-        self.history.record(self.world)
+        state = self.history.take(self.world)
+        if state is not None:
+            self._taken.append(state)
+
+    def _after_batch(self, batch=None) -> None:
+        """UI thread, the batch done: keep its history states, tell the listeners."""
+        taken, self._taken = self._taken, []
+        self.history.keep(taken)
+        for fn in self.batch_listeners:
+            fn()
+
+    def step(self) -> None:
+        """One step now, on this thread (tests, scripts; the app steps through the loop)."""
+        self.loop.sync()
+        self._step()
+        self._after_batch()
 
     def scrub(self, t: float) -> None:
         self.loop.pause()
+        self.loop.sync()
         self.loop.sim_time = self.history.scrub(self.world, t)
+
+    def close(self) -> None:
+        """Finish the running batch and stop the physics thread (the session is dropped)."""
+        self.loop.close()
 
     # ------------------------------------------------------------ initial state
     def _capture_initial(self) -> None:
@@ -97,6 +128,7 @@ class Session:
 
     def reset(self) -> None:
         """Back to the initial state (Backspace)."""
+        self.loop.sync()
         w = self.world
         for b, name in enumerate(w.body_names):
             if name in self.initial:
@@ -131,6 +163,7 @@ class Session:
         target = str(path or self.path or "")
         if not target:
             raise ValueError("no file name: use Save as")
+        self.loop.sync()
         save_scene(self.world, target)
         self.path = target
         self.world.meta["path"] = target

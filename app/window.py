@@ -45,6 +45,7 @@ class Viewer:
         self.on_select: Callable[[int], None] | None = None
         self.on_click = None        # callable(body, world point or None) for clicks
         self.on_quit: Callable[[], bool] | None = None   # False keeps the window open
+        self.on_finish: Callable[[], None] | None = None  # before the last frame's screenshot
         self.grab = None            # object with begin(body, point, ray), move(ray), end()
         self.loop = None            # FixedStepLoop, for the pause/step/speed keys
         self.scene_override = None  # callable(fb, size) -> True if it drew the 3D view (VR mirror)
@@ -220,6 +221,8 @@ class Viewer:
             self.frame()
 
     def _finish(self) -> None:
+        if self.on_finish is not None:
+            self.on_finish()
         if self._final_screenshot is not None:
             self.screenshot(self._final_screenshot)
         pyglet.app.exit()

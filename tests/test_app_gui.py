@@ -45,6 +45,13 @@ def pump(app, n=1):
         app.viewer.frame()
 
 
+def run_steps(app, n):
+    """n single steps (handed to the physics thread by the next frame), then wait for them."""
+    app.session.loop.request_step(n)
+    pump(app, 2)
+    app.session.loop.sync()
+
+
 def xdo(*args):
     xdotool(os.environ["DISPLAY"], *args)
 
@@ -130,6 +137,7 @@ def test_pause_step_reset(app, scene_path):
     xdo("mousemove", *screen(app, W // 2, H // 2))
     xdo("key", "space")
     assert wait_until(lambda: loop.paused, lambda: pump(app))
+    loop.sync()                        # a batch handed out before the pause still finishes
     t0 = w.time
     pump(app, 5)
     assert w.time == t0
@@ -159,8 +167,7 @@ def test_history_scrub_and_resume(app, scene_path):
     ses.scrub(0.3)
     t = ses.world.time
     assert t <= 0.3 + 1e-9 and t > 0.2 and np.allclose(ses.world.body_pos, snap[t]["pos"])
-    ses.loop.request_step()
-    pump(app, 2)
+    run_steps(app, 1)
     assert ses.world.time == pytest.approx(t + ses.world.settings.h)
     assert ses.history.span[1] <= ses.world.time + 1e-12 < t_end     # the later future is gone
 
@@ -224,8 +231,7 @@ def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path, kind):
     assert app.selection == ("joint", spec["name"])
     b_pos = w.body_pos[b].copy()
     anchors = w.joint_anchor_world()[0]
-    app.session.loop.request_step(60)
-    pump(app, 2)
+    run_steps(app, 60)
     assert w.body_pos[b][0] - b_pos[0] < -0.07               # b is pulled along by a
     gap = w.joint_anchor_world()[0]
     assert np.linalg.norm(gap[0] - gap[1]) < 1e-3 < np.linalg.norm(anchors[0] - w.joint_anchor_world()[0][0])
@@ -235,8 +241,7 @@ def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path, kind):
     assert wait_until(lambda: len(w.joint_names) == 0, lambda: pump(app))
     xdo("key", "BackSpace")
     pump(app, 2)
-    app.session.loop.request_step(60)
-    pump(app, 2)
+    run_steps(app, 60)
     assert np.allclose(w.body_pos[w.body_index("b")], [0.5, 1.0, 0.0])    # alone again: b rests
     xdo("key", "ctrl+shift+z")
     assert wait_until(lambda: len(w.joint_names) == 1, lambda: pump(app))
@@ -269,8 +274,7 @@ def test_palette_drop_save_and_load_same_state(app, tmp_path):
     assert new.startswith("sphere") and app.selection == ("body", new)
     assert abs(w.body_pos[-1][0] + 0.8) < 0.1 and abs(w.body_pos[-1][1] - 0.15) < 0.05
     assert app.session.dirty and "*" in app.viewer.window.caption
-    app.session.loop.request_step(25)
-    pump(app, 2)
+    run_steps(app, 25)
     xdo("mousemove", *screen(app, W // 2, 40))
     xdo("key", "ctrl+s")
     assert wait_until(lambda: not app.session.dirty, lambda: pump(app))
@@ -394,8 +398,7 @@ def test_contact_filter_stops_a_collision(app, tmp_path):
     open_scene(app, path)
     w = app.session.world
     crate = w.body_index("crate")
-    app.session.loop.request_step(100)
-    pump(app, 2)
+    run_steps(app, 100)
     assert w.body_pos[crate][1] == pytest.approx(1.15, abs=5e-3)   # resting on the shelf
     assert len(w.contacts) >= 1
     open_scene(app, path)
@@ -408,8 +411,7 @@ def test_contact_filter_stops_a_collision(app, tmp_path):
     pump(app, 2)
     assert "contacts.remove.crate/shelf" in rects                  # the panel lists it
     app.viewer.screenshot(tmp_path / "contact_filter.png")
-    app.session.loop.request_step(100)
-    pump(app, 2)
+    run_steps(app, 100)
     assert w.body_pos[crate][1] == pytest.approx(0.15, abs=5e-3)   # through, onto the ground
     xdo("mousemove", *screen(app, W // 2, 40))
     pump(app)

@@ -30,6 +30,10 @@ def draw_stats_panel(app) -> None:
         fps = v.fps
         imgui.text(f"{fps:5.1f} fps {1000 / fps if fps else 0:5.1f} ms/frame")
         imgui.text(f"real-time factor {loop.real_time_factor:.2f}")
+        batch = loop.last_batch
+        if batch is not None:                  # the last batch of steps the loop ran
+            imgui.text(f"batch {batch.done} steps {batch.wall_s * 1e3:.0f} ms"
+                       f"{' (thread)' if loop.threaded else ''}")
         imgui.text(f"step {app.session.step_ms:.3f} ms  cycles {last.get('cycles', 0)}")
         imgui.text(f"halvings {last.get('halvings', 0)}  contacts {last.get('contacts', 0)}")
         imgui.text(f"residual x {last.get('pos_err', 0):.1e} m")

@@ -15,7 +15,8 @@ def vr_lines(app) -> list[str]:
     lines = [f"{vr.system_name}: {vr.state.name.lower()}",
              f"display {1.0 / vr.display_period:.0f} Hz ({vr.display_period * 1e3:.1f} ms), "
              f"{vr.frames_submitted} frames, {vr.missed_frames} missed",
-             f"render {mode.budget.render_s * 1e3:.1f} ms  physics {mode.physics_s * 1e3:.1f} ms",
+             f"render {mode.budget.render_s * 1e3:.1f} ms  physics {mode.physics_s * 1e3:.1f} ms"
+             f"{' (thread)' if app.session.loop.threaded else ''}",
              f"physics budget {mode.budget.frame_s * 1e3:.1f} ms/frame, "
              f"{mode.budget.step_ms:.2f} ms/step",
              f"residual x {last.get('pos_err', 0.0):.1e} m  v {last.get('vel_err', 0.0):.1e} m/s"

@@ -7,10 +7,16 @@ The grabbed point keeps its place in the controller's frame, so the body follows
 as if held on a rigid stick of the ray's length. Haptics: a pulse on grab, and a short
 pulse on an impact of the held body: a velocity jump within one step that gravity and the
 drag do not explain, larger than IMPACT_DV and than IMPACT_RATIO times the previous step's
-(joints pulling steadily against the hand are no impact), at most one per IMPACT_GAP_S.
+(joints pulling steadily against the hand are no impact, nor is the grab's first pull), at
+most one per IMPACT_GAP_S.
+Impacts are found by a step hook on the stepping thread; their pulses go out from update(),
+on the frame's thread (OpenXR calls stay on one thread). Changes of the world go through
+the drag adapter (app/drag.py: between two batches of the physics thread).
 """
 
 from __future__ import annotations
+
+from collections import deque
 
 import numpy as np
 
@@ -28,20 +34,23 @@ IMPACT_PULSE = (1.0, 0.02)
 class HandGrab:
     """At most one held body (the engine has one drag joint); the first hand to squeeze wins."""
 
-    def __init__(self, world, renderer, pulse, force_factor: float = FORCE_FACTOR):
+    def __init__(self, world, renderer, pulse, force_factor: float = FORCE_FACTOR,
+                 defer=None, shown=None):
         self.world = world
         self.renderer = renderer
         self.pulse = pulse                  # callable(hand, amplitude, duration_s)
-        self.adapter = DragAdapter(world)
+        self.adapter = DragAdapter(world, defer, shown)
         self.force_factor = force_factor
         self.hand = -1
         self.body = -1
         self.local = np.zeros(4)            # grabbed point in the aim frame (homogeneous)
+        self.body_local = np.zeros(3)       # grabbed point in the body frame
         self.target = np.zeros(3)           # where the hand wants that point now
         self.impacts = 0
         self._v_before = None
         self._jolt = 0.0                    # last step's unexplained velocity change
         self._last_impact = -np.inf
+        self._pulses: deque = deque()       # (hand, amplitude, s) found by before_step
 
     @property
     def active(self) -> bool:
@@ -49,6 +58,10 @@ class HandGrab:
 
     def update(self, hands) -> None:
         """Start, move or end the grab from this frame's hand states."""
+        while self._pulses:
+            hand, amplitude, seconds = self._pulses.popleft()
+            if hand >= 0:
+                self.pulse(hand, amplitude, seconds)
         if self.active:
             state = hands[self.hand]
             if state.grab_released or not state.grabbing:
@@ -67,24 +80,25 @@ class HandGrab:
             return False
         self.hand, self.body = hand, body
         self.local = np.linalg.inv(state.aim) @ np.append(point, 1.0)
+        self.body_local = self.adapter.body_point(body, point)
         self.adapter.start(body, point, weight_cap(self.world, body, self.force_factor))
         self._follow(state)
-        self._v_before = None
+        # the grab's own first pull is no impact (its target is the point where the body
+        # was shown, which the physics thread may have moved on from by a batch)
+        self._v_before, self._jolt = None, np.inf
         self.pulse(hand, *GRAB_PULSE)
         return True
 
     def _follow(self, state) -> None:
         self.target = (state.aim @ self.local)[:3]
-        if self.adapter.supported and self.world.drag_active:
-            self.world.drag_to(self.target, state.aim[:3, :3])
+        self.adapter.to(self.target, state.aim[:3, :3])
 
     def release(self, state) -> None:
         """Let go; the body takes the controller's linear and angular velocity (a throw)."""
         b = self.body
         w = np.asarray(state.angular_velocity, float)
-        lever = self.world.body_pos[b] - state.aim[:3, 3]
-        self.world.body_vel[b] = np.asarray(state.linear_velocity, float) + np.cross(w, lever)
-        self.world.body_omega[b] = w
+        lever = self.adapter.shown.body_pos[b] - state.aim[:3, 3]
+        self.adapter.set_velocity(b, np.asarray(state.linear_velocity, float) + np.cross(w, lever), w)
         self.cancel()
 
     def cancel(self) -> None:
@@ -94,10 +108,12 @@ class HandGrab:
         self.hand, self.body, self._v_before, self._jolt = -1, -1, None, 0.0
 
     def before_step(self) -> None:
-        """Session step hook: a pulse when the held body's velocity jumped in the last step."""
-        if not self.active:
-            return
+        """Session step hook (stepping thread): a pulse when the held body's velocity jumped
+        in the last step."""
         b, w = self.body, self.world
+        if not self.active or w.drag is None:  # the drag starts between two batches
+            self._v_before = None
+            return
         v = np.array(w.body_vel[b])
         if self._v_before is not None:
             drag = getattr(w.drag, "last_impulse", np.zeros(3)) * float(w.B.inv_mass[b])
@@ -107,7 +123,7 @@ class HandGrab:
                     and w.time - self._last_impact >= IMPACT_GAP_S):
                 self.impacts += 1
                 self._last_impact = w.time
-                self.pulse(self.hand, *IMPACT_PULSE)
+                self._pulses.append((self.hand, *IMPACT_PULSE))
             self._jolt = jolt
         self._v_before = v
 
@@ -115,6 +131,6 @@ class HandGrab:
         """Grabbed point -> controller target, as the mouse drag draws it."""
         if not self.active:
             return np.zeros((0, 2, 3))
-        d = self.world.drag
-        point = self.world.body_pos[self.body] + self.world.body_rot[self.body] @ d.local_point
+        shown, b = self.adapter.shown, self.body
+        point = shown.body_pos[b] + shown.body_rot[b] @ self.body_local
         return np.array([[point, self.target]])

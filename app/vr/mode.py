@@ -69,7 +69,8 @@ class VRMode:
         """A (new) scene: grab and locomotion for its world, play area at its camera."""
         self._drop_grab()
         self.session = session
-        self.grab = HandGrab(session.world, self.renderer, self.vr.pulse)
+        self.grab = HandGrab(session.world, self.renderer, self.vr.pulse,
+                             defer=session.loop.when_idle, shown=session.view)
         session.step_hooks.append(self.grab.before_step)
         self.locomotion = Locomotion(session.world.camera if isinstance(session.world.camera, dict) else None)
         self.vr.world_from_stage = place_head(np.eye(4), NOMINAL_HEAD, self.locomotion.home_spot,
@@ -117,12 +118,14 @@ class VRMode:
         self._hud = self._hud_boxes(vr)
 
     def _step_physics(self, vr, dt: float) -> None:
+        """Hand the frame's steps to the loop under this frame's budget. physics_s: the
+        wall time of the last batch (on the physics thread it runs beside the frame)."""
         loop, world = self.session.loop, self.session.world
-        self.budget.plan(vr.display_period, loop.h, loop.speed)
-        t0 = time.perf_counter()
-        with self.budget.applied(loop, world.settings):
-            self._report = loop.advance(dt)
-        self.physics_s = time.perf_counter() - t0
+        self.budget.plan(vr.display_period, loop.h, loop.speed, beside_render=loop.threaded)
+        self._report = loop.advance(dt, budget_s=self.budget.frame_s,
+                                    step_context=self.budget.solver_budget(world.settings))
+        if loop.last_batch is not None:
+            self.physics_s = loop.last_batch.wall_s
 
     def _render_eye(self, eye: int, fbo, view, proj) -> None:
         t0 = time.perf_counter()
@@ -196,6 +199,7 @@ class VRMode:
 
     def _drop_grab(self) -> None:
         if self.grab is not None:
+            self.session.loop.sync()           # the grab's step hook is not running
             self.grab.cancel()
             if self.grab.before_step in self.session.step_hooks:
                 self.session.step_hooks.remove(self.grab.before_step)

@@ -10,7 +10,7 @@ from numba import njit
 from .sort import argsort_stable, lower_bound
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def match_contacts(prev_shape_a, prev_shape_b, prev_feature, shape_a, shape_b, feature,
                    n_shapes):
     """For each new contact the row of the equal old contact, or -1 (new contact).

@@ -53,7 +53,7 @@ def narrow_phase(S, P, pair_a, pair_b, n_pairs, reach, margin, out, sc):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def detect_kernel(body_pos, body_rot, body_vel, body_omega, body_static,
                   shape_body, shape_kind, shape_size, shape_local_pos, shape_local_rot,
                   shape_radius, shape_group, shape_mask, excluded_keys, poly_of_shape, P,

@@ -273,7 +273,7 @@ def residuals(B, J, stats, scratch_rows):
     stats[T_VEL_RESIDUAL] = vel_max
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step(B, J, Sp, C, settings, stats, W):
     """Advance the world by settings[S_H] (as halves where the iteration diverges); C: the
     contacts detected at t (engine/contacts.py), possibly none; W: the global solvers'
@@ -413,7 +413,7 @@ def energy(B, Sp, gravity):
     return kin, pot + spring.potential_energy(B, Sp)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
         rec_vel, rec_omega, W):
     """n_steps steps in one call; per-step stats (n_steps, T_SIZE) and total energy
