@@ -139,7 +139,8 @@ class FixedStepLoop:
 
     def when_idle(self, fn: Callable[[], None]) -> None:
         """Run fn (which changes the world) now if no batch runs, else on the UI thread
-        right before the next batch starts; jobs run in the order given."""
+        once the running batch is collected (by advance(), before the next batch starts,
+        or by sync()); jobs run in the order given."""
         if self._running is None and not self._idle_jobs:
             fn()
         else:
