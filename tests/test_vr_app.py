@@ -207,6 +207,8 @@ def test_eye_images_not_blank_and_differ_by_the_eye_offset(app, tmp_path):
 
 
 def test_simulated_head_pose_moves_the_camera(app):
+    app.session.loop.pause()      # the bodies hold still: only the head moves the image
+    app.session.loop.sync()
     stand_at(app, 1.5, 3.0)
     left, _ = eye_frame(app)
     x0 = body_pixels(left, app.viewer.options.background)[0].mean()
