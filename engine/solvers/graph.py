@@ -58,6 +58,7 @@ Work = namedtuple("Work", [
     "tr_joint",      # (t,) tree joints
     "tr_other",      # (o,) other joints: the loop-closing joints
     "tr_free",       # (f,) tree joints with limits or a motor (Gauss-Seidel rows each round)
+    "tr_generic",    # (q,) tree joints that are not ball joints (their rows can change)
     "tr_child_side",  # (m,) side of the child body of tree joint j (-1: not a tree joint)
     "tr_has_parent",  # (m,) 1 if tree joint j's other side is its parent body node
     "tr_parent_joint",  # (n,) parent joint of body b (-1: root body or not in a tree)
@@ -263,6 +264,8 @@ def build(B, J):
     closing = parts.pop("tr_closing")
     parts["lin_other"] = np.asarray(other, dtype=np.int64)
     parts["tr_other"] = np.asarray(sorted(closing), dtype=np.int64)
+    parts["tr_generic"] = np.asarray([j for j in parts["tr_joint"] if J.kind[j] != BALL],
+                                     dtype=np.int64)
     parts["tr_free"] = np.asarray(
         [j for j in parts["tr_joint"] if J.kind[j] != BALL and (
             J.param[j, P_LIM1] != 0.0 or J.param[j, P_LIM2] != 0.0 or J.param[j, P_MOTOR] != 0.0)],

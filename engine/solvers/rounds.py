@@ -56,17 +56,24 @@ def _same_or_copy(src, dst, copy):
 
 @njit(cache=True, **NO_REFCOUNT)
 def _tree_rows_same(J, W, position_stage, copy):
-    """Whether every tree joint still has the rows of the current factorisation (frames,
-    locks, motor row in or out); with copy: record the current ones."""
-    same = _same_or_copy(J.frame.reshape((-1, 3, 3)), W.fact_frame.reshape((-1, 3, 3)),
-                         copy) or copy
-    for q in range(W.tr_joint.shape[0]):
-        j = W.tr_joint[q]
+    """Whether every tree joint other than a ball joint (whose rows never change) still has
+    the rows of the current factorisation (frame, locks, motor row in or out); with copy:
+    record the current ones."""
+    same = True
+    for q in range(W.tr_generic.shape[0]):
+        j = W.tr_generic[q]
         code = jacobian.row_code(J, j, jacobian.motor_in_solve(J, j, position_stage))
         if copy:
             W.fact_code[j] = code
         elif code != W.fact_code[j]:
             return False
+        for side in range(2):
+            for r in range(3):
+                for c in range(3):
+                    if copy:
+                        W.fact_frame[j, side, r, c] = J.frame[j, side, r, c]
+                    elif J.frame[j, side, r, c] != W.fact_frame[j, side, r, c]:
+                        return False
     return same
 
 
@@ -108,6 +115,16 @@ def ensure_factor(B, J, W, solver, position_stage, s):
     W.fact_ok[0] = 1 if ok else 0
     W.count[C_FACTORS] += 1
     return ok
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _set_ball_rhs(W, solver, g, j, dx, dy, dz):
+    """Right side of ball joint j (global joint number g): the wanted change d of
+    c = u_a - u_b (linear: y_g = d; tree: x_j = -d, the ball's rows are the world axes)."""
+    if solver == LINEAR:
+        W.lin_y[g, 0], W.lin_y[g, 1], W.lin_y[g, 2] = dx, dy, dz
+    else:
+        W.tr_xj[j, 0], W.tr_xj[j, 1], W.tr_xj[j, 2] = -dx, -dy, -dz
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -268,10 +285,10 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
                     ensure_look_ahead(body[j, side], static, pred_ok, pos, vel, omega,
                                       inertia_w, inv_inertia_w, pred_pos, pred_series,
                                       pred_rot, h, order, gravity, scratch_a, scratch_x)
-                if solver == LINEAR:
+                if kind[j] == BALL:  # (the linear solver's joints are all ball joints)
                     dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
                     err = np.sqrt(dx * dx + dy * dy + dz * dz)
-                    W.lin_y[g, 0], W.lin_y[g, 1], W.lin_y[g, 2] = dx / h, dy / h, dz / h
+                    _set_ball_rhs(W, solver, g, j, dx / h, dy / h, dz / h)
                     motor_err = 0.0
                 else:
                     err, motor_err = _tree_rhs(B, J, W, j, h, t, False, scratch_rows)
@@ -355,14 +372,14 @@ def velocity_stage(B, J, settings, stats, scratch_rows, W, solver):
         if use_global:
             for g in range(ng):
                 j = glob[g]
-                if solver == LINEAR:
+                if kind[j] == BALL:
                     ax, ay, az = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0],
                                              arm[j, 0, 1], arm[j, 0, 2])
                     bx, by, bz = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0],
                                              arm[j, 1, 1], arm[j, 1, 2])
                     dx, dy, dz = bx - ax, by - ay, bz - az
                     err = np.sqrt(dx * dx + dy * dy + dz * dz)
-                    W.lin_y[g, 0], W.lin_y[g, 1], W.lin_y[g, 2] = dx, dy, dz
+                    _set_ball_rhs(W, solver, g, j, dx, dy, dz)
                 else:
                     err = _tree_rhs(B, J, W, j, 1.0, 0.0, True, scratch_rows)[0]
                 if not err <= eps:
