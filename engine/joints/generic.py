@@ -202,23 +202,30 @@ def _rotation_error(B, J, j, mask, ahead, axes):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def rotation_row_errors(B, J, j, mask, velocity, axes):
+    """(n, e0, e1, e2) of the rotational locks, rows in axes[:n]: the look-ahead error
+    (position stage), or the same rows with the relative angular velocity w_B - w_A at
+    t + h (velocity stage)."""
+    n, e0, e1, e2 = _rotation_error(B, J, j, mask, not velocity, axes)
+    if not velocity:
+        return n, e0, e1, e2
+    wa = angular_velocity_of(B, J.body[j, 0])
+    wb = angular_velocity_of(B, J.body[j, 1])
+    dx, dy, dz = wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2]
+    return n, dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz), \
+        dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0, \
+        dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def rotation_rows(B, J, j, h, eps, velocity, s):
     """Position (look-ahead) or velocity visit of the rotational locks."""
     mask = int(J.param[j, P_RLOCK])
     if mask == 0:
         return 0.0, False
     axes, lm, lr = s[0], s[1], s[2]
-    n, e0, e1, e2 = _rotation_error(B, J, j, mask, not velocity, axes)
-    if velocity:  # the same rows, with the relative angular velocity at t + h
-        wa = angular_velocity_of(B, J.body[j, 0])
-        wb = angular_velocity_of(B, J.body[j, 1])
-        dx, dy, dz = wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2]
-        e0 = dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz)
-        e1 = dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0
-        e2 = dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
-        scale = 1.0
-    else:
-        scale = 1.0 / h
+    n, e0, e1, e2 = rotation_row_errors(B, J, j, mask, velocity, axes)
+    scale = 1.0 if velocity else 1.0 / h
     err = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
     if (velocity and err <= eps) or (not velocity and err < eps):
         return err, False

@@ -30,8 +30,8 @@ from ..jitopts import NO_REFCOUNT
 from . import (A_BOUND, A_MOTOR, A_SAT, BALL, COORD_NONE, COORD_OFFSET_X, P_COORD1, P_MAX,
                P_MOTOR, P_RLOCK, P_TLOCK)
 from .generic import (_arms, _locked_axes, _point, _rotation_error, coordinate,
-                      motor_change)
-from .rows import angular_velocity_of, dot
+                      motor_change, rotation_row_errors)
+from .rows import dot
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -197,14 +197,7 @@ def row_targets(B, J, j, h, t, velocity, motor_row, out, s):
         err = np.sqrt(e2)
     rmask = int(J.param[j, P_RLOCK])
     if rmask != 0:
-        m, r0, r1, r2 = _rotation_error(B, J, j, rmask, ahead, axes)
-        if velocity:
-            wa = angular_velocity_of(B, J.body[j, 0])
-            wb = angular_velocity_of(B, J.body[j, 1])
-            dx, dy, dz = wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2]
-            r0 = dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz)
-            r1 = dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if m > 1 else 0.0
-            r2 = dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if m > 2 else 0.0
+        m, r0, r1, r2 = rotation_row_errors(B, J, j, rmask, velocity, axes)
         out[n] = r0 * scale
         if m > 1:
             out[n + 1] = r1 * scale
