@@ -95,9 +95,10 @@ def add_motor_load(B, J, j, lam, xb, s):
 
 @njit(cache=True, **NO_REFCOUNT)
 def row_code(J, j, motor_in):
-    """What the rows of joint j depend on besides the configuration (for refactoring)."""
+    """What the rows of a joint other than a ball joint depend on besides the configuration
+    (for refactoring): its locks and whether its motor row is in the solve."""
     return int(J.param[j, P_TLOCK]) | (int(J.param[j, P_RLOCK]) << 3) \
-        | ((1 if J.kind[j] == BALL else 0) << 6) | ((1 if motor_in else 0) << 7)
+        | ((1 if motor_in else 0) << 6)
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -157,21 +158,11 @@ def build_rows(B, J, j, motor_in, g, s):
 def row_targets(B, J, j, h, t, velocity, motor_row, out, s):
     """Wanted changes of the rows' velocities into out[:n] (the rows of build_rows; the
     bodies' look-ahead must be fresh in the position stage). Returns (largest lock error,
-    motor error: how far the motor row would move its coordinate over h)."""
+    motor error: how far the motor row would move its coordinate over h). Not for ball
+    joints: on the hot path of the tree benchmarks, solvers/rounds.py writes their gap
+    (world rows) directly."""
     ahead = not velocity
     scale = 1.0 if velocity else 1.0 / h
-    if J.kind[j] == BALL:
-        if velocity:
-            ua = velocity_at(B.static, B.vel, B.omega, J.body[j, 0], J.arm[j, 0, 0],
-                             J.arm[j, 0, 1], J.arm[j, 0, 2])
-            ub = velocity_at(B.static, B.vel, B.omega, J.body[j, 1], J.arm[j, 1, 0],
-                             J.arm[j, 1, 1], J.arm[j, 1, 2])
-        else:
-            ua = _point(B, J, j, 0, True)
-            ub = _point(B, J, j, 1, True)
-        dx, dy, dz = ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]
-        out[0], out[1], out[2] = dx * scale, dy * scale, dz * scale
-        return np.sqrt(dx * dx + dy * dy + dz * dz), 0.0
     n = 0
     err = 0.0
     axes, arm_a, arm_b = s[0], s[3, 0], s[3, 1]

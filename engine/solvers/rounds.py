@@ -59,7 +59,6 @@ def _tree_rows_same(J, W, position_stage, copy):
     """Whether every tree joint other than a ball joint (whose rows never change) still has
     the rows of the current factorisation (frame, locks, motor row in or out); with copy:
     record the current ones."""
-    same = True
     for q in range(W.tr_generic.shape[0]):
         j = W.tr_generic[q]
         code = jacobian.row_code(J, j, jacobian.motor_in_solve(J, j, position_stage))
@@ -74,7 +73,7 @@ def _tree_rows_same(J, W, position_stage, copy):
                         W.fact_frame[j, side, r, c] = J.frame[j, side, r, c]
                     elif J.frame[j, side, r, c] != W.fact_frame[j, side, r, c]:
                         return False
-    return same
+    return True
 
 
 @njit(cache=True, **NO_REFCOUNT)
