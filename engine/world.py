@@ -288,11 +288,12 @@ class World:
 
     def joint_anchor_world(self):
         """(m,2,3) world positions of both anchors of every joint (for gizmos)."""
-        out = np.zeros((len(self.joint_models), 2, 3))
-        for j in range(out.shape[0]):
-            for s in range(2):
-                out[j, s] = self._world_point(self.J.body[j, s], self.J.anchor[j, s])
-        return out
+        m = len(self.joint_models)
+        body, local = self.J.body[:m], self.J.anchor[:m]
+        moving = body >= 0                     # the world's anchors are world points
+        b = np.where(moving, body, 0)
+        turned = np.einsum("jsab,jsb->jsa", self.B.rot[b], local) + self.B.pos[b]
+        return np.where(moving[..., None], turned, local).astype(np.float64)
 
     # ---- stepping -----------------------------------------------------------------------
     def _check_order(self):

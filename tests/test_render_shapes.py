@@ -152,3 +152,36 @@ def test_gizmos_and_highlight_change_the_image(gl):
     assert pixel(img, edge)[0] > 200 and pixel(img, edge)[1] > 100
     wire = render(gl, world, cam, wireframe=True)
     assert not np.array_equal(wire, base)
+
+
+def test_holding_joint_draws_one_anchor_sphere_and_an_open_one_all_three_parts():
+    from app.render.gizmos import build_gizmos
+    world = FakeWorld([(SPHERE, (0.5, 0, 0), (0, 0, 0), None, RED)])
+    opts = RenderOptions(show_joints=True)
+    r = opts.gizmo_radius
+    world.anchors = np.array([[[0.0, 0.0, 0.0], [0.0, 0.2 * r, 0.0]],     # holds: B inside A
+                              [[1.0, 0.0, 0.0], [1.0, 0.5, 0.0]]])       # open by 0.5 m
+    giz = build_gizmos(world, opts)
+    assert len(giz.spheres) == 3 and len(giz.cylinders) == 1
+    assert np.allclose(giz.cylinders[0, 9:12], [1.0, 0.25, 0.0])       # the open joint's bar
+
+
+def test_small_far_gizmo_spheres_use_the_coarse_mesh(gl):
+    from app.render.lod import FINE_PX, LodBatch, projected_radius_px
+    from app.render import meshes
+    from app.render.instances import pack_instances
+    ctx, _, _ = gl
+    cam = front_camera()
+    proj = cam.projection_matrix(W / H)
+    near, far = [0.0, 0.0, 5.0], [0.0, 0.0, -30.0]                   # 1 m and 36 m away
+    rows = pack_instances(np.tile(np.identity(3), (2, 1, 1)), np.array([near, far]),
+                          np.full((2, 3), 0.05), np.zeros((2, 3)), np.ones((2, 3)),
+                          np.zeros(2), np.full(2, -1.0))
+    px = projected_radius_px(rows, [0.0, 0.0, 6.0], proj, H)
+    assert px[0] > FINE_PX > px[1]
+    lod = LodBatch(ctx, meshes.sphere(12, 6), meshes.sphere(6, 3))
+    lod.set_instances(rows)
+    lod.choose([0.0, 0.0, 6.0], proj, H)
+    assert (lod.fine.count, lod.coarse.count) == (1, 1)
+    assert np.allclose(lod.fine.rows[0, 9:12], near) and np.allclose(lod.coarse.rows[0, 9:12], far)
+    lod.release()

@@ -17,6 +17,7 @@ from app.render.batch import MeshBatch, set_uniform
 from app.render.gizmos import build_gizmos
 from app.render.ground import Ground
 from app.render.instances import BOX, CAPSULE, CYLINDER, SPHERE, SceneInstances, build_instances
+from app.render.lod import LodBatch
 from app.render.options import RenderOptions
 from app.render.picking import Picker
 from app.render.shaders import load_program
@@ -51,7 +52,7 @@ class Renderer:
         self.shapes = {SPHERE: MeshBatch(ctx, meshes.sphere()), BOX: MeshBatch(ctx, meshes.box()),
                        CAPSULE: MeshBatch(ctx, meshes.capsule()),
                        CYLINDER: MeshBatch(ctx, meshes.cylinder())}
-        self.gizmo_batches = (MeshBatch(ctx, meshes.sphere(12, 6)),
+        self.gizmo_batches = (LodBatch(ctx, meshes.sphere(12, 6), meshes.sphere(6, 3)),
                               MeshBatch(ctx, meshes.cylinder(10)), MeshBatch(ctx, meshes.cone(12)))
         self.hulls: dict[tuple[int, int], tuple[str, MeshBatch]] = {}
         self.ground = Ground(ctx, self.progs["grid"])
@@ -159,6 +160,7 @@ class Renderer:
             for batch in self.shape_batches():
                 batch.draw(outline)
             ctx.cull_face = "back"
+        self.gizmo_batches[0].choose(eye, proj, size[1])
         for batch in self.gizmo_batches:
             batch.draw(shape)
         if opts.gizmo_xray and any(b.count for b in self.gizmo_batches):
