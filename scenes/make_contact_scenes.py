@@ -186,7 +186,7 @@ def hexapod():
     torso = box("torso", [0.0, 0.45, 0.0], [0.8, 0.12, 0.4], mass=4.0, color=(0.3, 0.6, 0.4))
     bodies, joints = [torso], []
     period = 1.0
-    times = [0.0, 0.25, 0.5, 0.75, 1.0]
+    times = [0.0, 0.1, 0.4, 0.6, 0.9, 1.0]
     for i, x in enumerate([0.3, 0.0, -0.3]):
         for side in (1, -1):
             leg = f"leg{i}{'L' if side > 0 else 'R'}"
@@ -204,13 +204,18 @@ def hexapod():
                            "mass": 0.3, "position": [foot_x, 0.45 - 0.21, side * 0.4],
                            "material": {"static_friction": 1.0, "dynamic_friction": 0.9},
                            "color": [0.9, 0.5, 0.2]})
-            # tripod: legs (0L, 1R, 2L) and (0R, 1L, 2R) in opposite phase
-            phase = ((i + (0 if side > 0 else 1)) % 2) * 0.5
-            swing = [0.35, 0.35, -0.35, -0.35, 0.35]    # hip: forward while lifted
-            lift = [0.0, 0.5, 0.0, 0.0, 0.0]             # knee: lift in the first half
-            if phase:
-                swing = [-0.35, -0.35, 0.35, 0.35, -0.35]
-                lift = [0.0, 0.0, 0.0, 0.5, 0.0]
+            # tripod: legs (0L, 1R, 2L) and (0R, 1L, 2R) in opposite phase. A hip angle of
+            # +a puts a left foot forward (+x) and a right foot back, hence the factor side.
+            # One half period each: lift the knee, swing the hip from +a to -a (back, in the
+            # air), set the foot down; the other half the foot stands and the hip pushes from
+            # -a to +a (the body goes -x), while the other tripod swings.
+            a = 0.35 * side
+            if ((i + (0 if side > 0 else 1)) % 2) == 0:
+                swing = [a, a, -a, -a, a, a]
+                lift_times, lift = [0.0, 0.1, 0.4, 0.5, 1.0], [0.0, 0.5, 0.5, 0.0, 0.0]
+            else:
+                swing = [-a, -a, a, a, -a, -a]
+                lift_times, lift = [0.0, 0.5, 0.6, 0.9, 1.0], [0.0, 0.0, 0.5, 0.5, 0.0]
             joints.append({"name": leg + "_hip", "type": "hinge", "bodies": ["torso", thigh],
                            "anchor": hip, "axis": [0, 1, 0], "collide": False,
                            "motor": {"mode": "position", "max_force": 30.0,
@@ -219,11 +224,12 @@ def hexapod():
             joints.append({"name": leg + "_knee", "type": "hinge", "bodies": [thigh, shin],
                            "anchor": knee, "axis": [side, 0, 0],
                            "motor": {"mode": "position", "max_force": 30.0,
-                                     "target": {"times": [t * period for t in times],
+                                     "target": {"times": [t * period for t in lift_times],
                                                 "values": lift, "repeat": True}}})
     return scene("Hexapod", "Six legs on servo-axis hinges (hip about the vertical, knee) "
-                 "walk a tripod gait from target sequences.", bodies, joints,
-                 settings={"h": 0.005},
+                 "walk a tripod gait from target sequences (tree solver: the servos are "
+                 "solved exactly, the feet's contacts as rows around the solve).", bodies, joints,
+                 settings={"h": 0.005, "solver": "tree"},
                  camera={"eye": [2.0, 1.2, 2.0], "target": [0.0, 0.3, 0.0], "fov_deg": 45})
 
 

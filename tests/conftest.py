@@ -8,8 +8,8 @@ SCENES = os.path.join(ROOT, "scenes")
 sys.path.insert(0, ROOT)
 
 
-# contact scenes lose energy in inelastic impacts and friction, and run the iterative loop
-# whatever the solver: tests/test_engine_contacts.py covers them
+# contact scenes lose energy in inelastic impacts and friction: tests/test_engine_contacts.py
+# covers them (the hexapod walks on the tree solver with its contacts as rows around it)
 CONTACT_SCENES = {"rod_table.json", "four_balls.json", "box_stack.json", "pyramid.json",
                   "funnel_1000.json", "wall_car.json", "hexapod.json"}
 

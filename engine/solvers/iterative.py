@@ -277,8 +277,8 @@ def residuals(B, J, stats, scratch_rows):
 def step(B, J, Sp, C, settings, stats, W):
     """Advance the world by settings[S_H] (as halves where the iteration diverges); C: the
     contacts detected at t (engine/contacts.py), possibly none; W: the global solvers'
-    structure (graph.build); settings[S_SOLVER] picks the solver. With contacts present the
-    iterative loop runs (the global solvers handle joints only)."""
+    structure (graph.build); settings[S_SOLVER] picks the solver (the global solvers take
+    the contacts as Gauss-Seidel rows between their solves)."""
     t_start = monotonic_ns()
     stats[:] = 0.0
     # the time budget bounds the position loop (from its start) and, from the step's start,
@@ -338,13 +338,13 @@ def step(B, J, Sp, C, settings, stats, W):
         for j in range(J.kind.shape[0]):
             if J.enabled[j] and J.kind[j] != BALL:
                 generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
-        solver = int(settings[S_SOLVER]) if nc == 0 else 0
+        solver = int(settings[S_SOLVER])
         t0 = monotonic_ns()
         if solver == 0:
             ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
                                scratch_arms, scratch_rows, level < max_level)
         else:
-            ok = rounds.position_stage(B, J, Sp, hs, h_prev, settings, stats, scratch_a,
+            ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
                                        scratch_x, scratch_arms, scratch_rows, level < max_level,
                                        W, solver)
         t_contact += monotonic_ns() - t0
@@ -376,7 +376,7 @@ def step(B, J, Sp, C, settings, stats, W):
             if solver == 0:
                 velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
             else:
-                rounds.velocity_stage(B, J, settings, stats, scratch_rows, W, solver)
+                rounds.velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline)
             if nc > 0 and top > 0:
                 stats[T_VEL_CHECKS] += contacts.shock_pass(
                     B, C, top, hs, settings[S_EPS_VEL], settings, order,

@@ -17,6 +17,10 @@ Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
   point and kept (also from the velocity stage at t + h to the next step's position stage,
   which sees the same configuration). Same tolerance, iteration cap (max_iterations rounds),
   divergence test (step halving) and anytime budget as the iterative loop.
+Contacts (engine/contacts.py) are Gauss-Seidel rows of step 1 too, visited in the contact
+order for the first contact_sweeps rounds (the last of them without asking for another
+round), as in the iterative loop: block Gauss-Seidel of an exact joint solve and the
+contacts, so a servo-driven tree standing on the ground keeps its joints exact.
 Velocity stage (P-step 4): the same with du_j = u_b - u_a; without other joints one solve.
 A singular pivot (redundant joints) makes the stage fall back to Gauss-Seidel visits of the
 global joints too, for that factorisation.
@@ -26,14 +30,15 @@ counts once), T_CHECKS joint error evaluations.
 import numpy as np
 from numba import njit
 
+from .. import contacts
 from ..clock import monotonic_ns
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
 from ..joints import (A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, jacobian,
                       spring)
 from ..joints.ball import position_error
-from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_MAX_SWEEPS, S_ORDER, S_TIME,
-                     S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS, T_IMPULSES, T_SWEEPS,
+from ..state import (S_BUDGET_NS, S_CONTACT_SWEEPS, S_CONTACT_TOL, S_EPS_POS, S_EPS_VEL, S_GX,
+                     S_MAX_SWEEPS, S_ORDER, S_TIME, S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS, T_IMPULSES, T_SWEEPS,
                      T_VEL_CHECKS, T_VEL_IMPULSES)
 from . import GROWING_CYCLES, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
@@ -193,7 +198,7 @@ def _solve_apply(B, J, W, solver, h, position_stage, s):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
+def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
                    scratch_rows, may_abort, W, solver):
     """Rounds of (Gauss-Seidel on the other rows, global solve). Returns False if the
     iteration diverges or hits the cap (only when may_abort: the caller halves the step)."""
@@ -203,9 +208,12 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
     iterated = settings[S_SPRING_ITERATED] != 0.0
     n_sp = Sp.body.shape[0] if iterated else 0
     ng, no, nf = glob.shape[0], other.shape[0], free.shape[0]
-    if ng + no + n_sp == 0:
+    nc = C.body.shape[0]
+    if ng + no + n_sp + nc == 0:
         return True
     eps = settings[S_EPS_POS]
+    eps_c = max(eps, settings[S_CONTACT_TOL])
+    contact_rounds = int(settings[S_CONTACT_SWEEPS])
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
     max_rounds = int(settings[S_MAX_SWEEPS])
@@ -275,6 +283,16 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
                 corrected_any = True
             if not err <= round_max:
                 round_max = err
+        if rounds <= contact_rounds:
+            for i in range(nc):   # only a non-finite contact error counts for divergence
+                err, corrected = contacts.visit_position(B, C, i, 1, C.heavy, h, eps_c, order,
+                                                         gravity, scratch_a, scratch_x)
+                checks += 1
+                if corrected and rounds < contact_rounds:
+                    stats[T_IMPULSES] += 1
+                    corrected_any = True
+                if not np.isfinite(err):
+                    round_max = err
         # 2. predicted errors of the global joints' rows
         need = pending_load
         if use_global:
@@ -300,8 +318,10 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
         # 3. converged, diverging, capped, or solve
         if not need and not corrected_any:
             break
-        # (a motor leaving or re-entering the solve moves the errors: not a divergence)
-        rising = rising + 1 if (round_max > prev_max and round_max >= eps
+        # (a motor leaving or re-entering the solve moves the errors: not a divergence;
+        # nor do joint errors that rise while the contacts still push)
+        settled = nc == 0 or rounds > contact_rounds
+        rising = rising + 1 if (settled and round_max > prev_max and round_max >= eps
                                 and not active_set_changed) else 0
         refactor = active_set_changed
         active_set_changed = False
@@ -330,18 +350,22 @@ def position_stage(B, J, Sp, h, h_prev, settings, stats, scratch_a, scratch_x, s
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def velocity_stage(B, J, settings, stats, scratch_rows, W, solver):
+def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     """P-step 4 at t + h: global solves of the relative joint velocities (Gauss-Seidel for
-    the other joints and the tree joints' limits in between) until every error <= eps_vel
-    or the cap. Motors are not rows of this stage."""
+    the other joints, the tree joints' limits and, for contact_sweeps rounds or until
+    monotonic_ns() passes deadline (0: none), the contacts in between) until every error
+    <= eps_vel or the cap. Motors are not rows of this stage."""
     glob = W.lin_joint if solver == LINEAR else W.tr_joint
     other = W.lin_other if solver == LINEAR else W.tr_other
     free = W.tr_free if solver != LINEAR else W.tr_free[:0]
     ng, no, nf = glob.shape[0], other.shape[0], free.shape[0]
-    if ng + no == 0:
+    nc = C.body.shape[0]
+    if ng + no + nc == 0:
         return
     use_global = ng > 0 and ensure_factor(B, J, W, solver, False, scratch_rows)
     eps = settings[S_EPS_VEL]
+    contact_rounds = int(settings[S_CONTACT_SWEEPS])
+    contacts_on = nc > 0
     max_rounds = int(settings[S_MAX_SWEEPS])
     kind, body, arm, kinv = J.kind, J.body, J.arm, J.kinv
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
@@ -367,6 +391,16 @@ def velocity_stage(B, J, settings, stats, scratch_rows, W, solver):
             if corrected:
                 stats[T_VEL_IMPULSES] += 1
                 corrected_any = True
+        if contacts_on and rounds < contact_rounds:
+            for i in range(nc):
+                corrected = contacts.visit_velocity(B, C, i, 1, eps)[1]
+                checks += 1
+                if corrected:
+                    stats[T_VEL_IMPULSES] += 1
+                    corrected_any = True
+            if deadline > 0 and monotonic_ns() > deadline:
+                stats[T_BUDGET_HIT] = max(stats[T_BUDGET_HIT], 1.0)   # one stop per step
+                contacts_on = False
         need = False
         if use_global:
             for g in range(ng):
