@@ -205,10 +205,10 @@ def hexapod():
                            "material": {"static_friction": 1.0, "dynamic_friction": 0.9},
                            "color": [0.9, 0.5, 0.2]})
             # tripod: legs (0L, 1R, 2L) and (0R, 1L, 2R) in opposite phase. A hip angle of
-            # +a puts a left foot forward (+x) and a right foot back, hence the factor side.
-            # One half period each: lift the knee, swing the hip from +a to -a (back, in the
-            # air), set the foot down; the other half the foot stands and the hip pushes from
-            # -a to +a (the body goes -x), while the other tripod swings.
+            # +a puts a left foot at +x and a right foot at -x, hence the factor side.
+            # Half a period in the air: lift the knee, carry the foot from +x to -x, set it
+            # down; half on the ground: the foot pushes back to +x while the other tripod is
+            # in the air. The machine walks towards -x.
             a = 0.35 * side
             if ((i + (0 if side > 0 else 1)) % 2) == 0:
                 swing = [a, a, -a, -a, a, a]
