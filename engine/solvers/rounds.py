@@ -38,8 +38,8 @@ from ..joints import (A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, j
                       spring)
 from ..joints.ball import position_error
 from ..state import (S_BUDGET_NS, S_CONTACT_SWEEPS, S_CONTACT_TOL, S_EPS_POS, S_EPS_VEL, S_GX,
-                     S_MAX_SWEEPS, S_ORDER, S_TIME, S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS, T_IMPULSES, T_SWEEPS,
-                     T_VEL_CHECKS, T_VEL_IMPULSES)
+                     S_MAX_SWEEPS, S_ORDER, S_TIME, S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS,
+                     T_IMPULSES, T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES)
 from . import GROWING_CYCLES, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
 
