@@ -17,10 +17,15 @@ form has exactly those 3 rows:
       du = t/m + w x r -> rows (t1.du, t2.du, n.w); column of a unit angular impulse n:
       w = A n, du = w x r -> rows (t1.du, t2.du, n.w); summed over both bodies;
   sticking impulse: lambda = -K^-1 u.
-Cone (Schmitt sec. 11 per patch): |p| <= mu_s N and |tau| <= mu_s N R, N the patch's
+Cone (Schmitt sec. 11 per patch): |tau| <= mu_s N R and |p| <= mu_s N, N the patch's
 accumulated normal impulse, R the mean distance of its points from x (so a patch can give the
-twist its points could give one by one); beyond it the patch slides: p = -mu_d N u_t/|u_t|,
+twist its points could give one by one; where the twist is cut to its cone, p is solved
+again for that twist); beyond it the patch slides: p = -mu_d N u_t/|u_t|,
 tau = -mu_d N R sign(u_n) (Schmitt's iteration: the current sliding direction).
+On a joint tree (C.keff > 0, solvers/contact_tree.py) K is the tree's (C.kpatch), and beyond
+the cone the sticking impulse is scaled back onto it instead: through the tree one patch may
+need far more than its own cone to stick (the chain's other patches hold the rest), and the
+sliding rule would then throw the full impulse back and forth with the sign of a tiny u.
 """
 import numpy as np
 from numba import njit
@@ -170,13 +175,20 @@ def _add_response(B, heavy, b, rx, ry, rz, tx, ty, tz, nx, ny, nz, k, col, angul
     k[2, col] += nx * wx + ny * wy + nz * wz
 
 
+@njit(cache=True, inline='always')
+def _tangent_rows(n, k):
+    """k[3], k[4] = t1, t2 of n; returns them."""
+    t1x, t1y, t1z, t2x, t2y, t2z = tangents(n[0], n[1], n[2])
+    k[3, 0], k[3, 1], k[3, 2] = t1x, t1y, t1z
+    k[4, 0], k[4, 1], k[4, 2] = t2x, t2y, t2z
+    return t1x, t1y, t1z, t2x, t2y, t2z
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def _patch_matrix(B, heavy, a, b, ra, rb, n, k):
     """k[0:3, 0:3] = the patch's K (module docstring); k[3], k[4] = t1, t2 (k is (5, 3))."""
     nx, ny, nz = n[0], n[1], n[2]
-    t1x, t1y, t1z, t2x, t2y, t2z = tangents(nx, ny, nz)
-    k[3, 0], k[3, 1], k[3, 2] = t1x, t1y, t1z
-    k[4, 0], k[4, 1], k[4, 2] = t2x, t2y, t2z
+    t1x, t1y, t1z, t2x, t2y, t2z = _tangent_rows(n, k)
     for i in range(3):
         for j in range(3):
             k[i, j] = 0.0
@@ -201,6 +213,20 @@ def _solve3(k, u0, u1, u2):
     x1 = (a * (u1 * i - f * u2) - u0 * (d * i - f * g) + c * (d * u2 - u1 * g)) / det
     x2 = (a * (e * u2 - u1 * h) - b * (d * u2 - u1 * g) + u0 * (d * h - e * g)) / det
     return -x0, -x1, -x2, True
+
+
+@njit(cache=True, inline='always')
+def _stick_with_twist(k, u1, u2, d3, s1, s2):
+    """The linear sticking impulse when the twist change is fixed at d3 (its cone took
+    over): K[0:2, 0:2] s = -(u + K[0:2, 2] d3); (s1, s2) unchanged if that block is singular.
+    Through a joint tree the slide and the twist are strongly coupled, and the 3x3 answer's
+    linear part would count on a twist the patch cannot give."""
+    r1 = -(u1 + k[0, 2] * d3)
+    r2 = -(u2 + k[1, 2] * d3)
+    det = k[0, 0] * k[1, 1] - k[0, 1] * k[1, 0]
+    if not abs(det) > TINY * TINY:
+        return s1, s2
+    return (r1 * k[1, 1] - k[0, 1] * r2) / det, (k[0, 0] * r2 - k[1, 0] * r1) / det
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -236,7 +262,13 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
             sgn = 1.0 if side == 0 else -1.0
             spin += sgn * (n[0] * B.omega[body, 0] + n[1] * B.omega[body, 1]
                            + n[2] * B.omega[body, 2])
-    _patch_matrix(B, heavy, a, b, centre[2], centre[1], n, k)
+    if C.keff[f] > 0.0:        # through a joint tree (solvers/contact_tree.py)
+        _tangent_rows(n, k)
+        for r in range(3):
+            for q in range(3):
+                k[r, q] = C.kpatch[f, r, q]
+    else:
+        _patch_matrix(B, heavy, a, b, centre[2], centre[1], n, k)
     u1 = k[3, 0] * ux + k[3, 1] * uy + k[3, 2] * uz
     u2 = k[4, 0] * ux + k[4, 1] * uy + k[4, 2] * uz
     s1, s2, s3, ok = _solve3(k, u1, u2, spin)
@@ -246,9 +278,21 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
     o2 = k[4, 0] * acc_t[f, 0] + k[4, 1] * acc_t[f, 1] + k[4, 2] * acc_t[f, 2]
     o3 = C.acc_w[f, col]
     c1, c2, c3 = o1 + s1, o2 + s2, o3 + s3
-    # Coulomb cone, linear and twist each (module docstring)
+    # Coulomb cone, twist and linear each (module docstring)
+    through_tree = C.keff[f] > 0.0
+    if abs(c3) > C.coef[f, 1] * normal_total * radius:
+        lim = C.coef[f, 2] * normal_total * radius
+        if through_tree:
+            c3 = min(max(c3, -lim), lim)
+        else:
+            c3 = -lim if spin > 0.0 else (lim if spin < 0.0 else min(max(c3, -lim), lim))
+        s1, s2 = _stick_with_twist(k, u1, u2, c3 - o3, s1, s2)
+        c1, c2 = o1 + s1, o2 + s2
     mag = np.sqrt(c1 * c1 + c2 * c2)
-    if mag > C.coef[f, 1] * normal_total:
+    if through_tree and mag > C.coef[f, 1] * normal_total:
+        g = C.coef[f, 2] * normal_total / mag
+        c1, c2 = c1 * g, c2 * g
+    elif mag > C.coef[f, 1] * normal_total:
         lim = C.coef[f, 2] * normal_total
         ut = np.sqrt(u1 * u1 + u2 * u2)
         if ut > TINY:
@@ -256,9 +300,6 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
         else:
             g = lim / mag if mag > TINY else 0.0
             c1, c2 = c1 * g, c2 * g
-    if abs(c3) > C.coef[f, 1] * normal_total * radius:
-        lim = C.coef[f, 2] * normal_total * radius
-        c3 = -lim if spin > 0.0 else (lim if spin < 0.0 else min(max(c3, -lim), lim))
     d1, d2, d3 = c1 - o1, c2 - o2, c3 - o3
     if d1 == 0.0 and d2 == 0.0 and d3 == 0.0:
         return 0.0

@@ -119,6 +119,16 @@ def _knn(C, c, k):
             + nz * (k[2, 0] * nx + k[2, 1] * ny + k[2, 2] * nz))
 
 
+@njit(cache=True, **NO_REFCOUNT)
+def _knn_of(B, heavy, C, c, k):
+    """n^T K n of contact c: through its joint tree where the tree solver set C.keff
+    (solvers/contact_tree.py), else of the two free bodies."""
+    if C.keff[c] > 0.0:
+        return C.keff[c]
+    _k(B, heavy, C, c, k)
+    return _knn(C, c, k)
+
+
 # ---- (e) warm start, (a) collisions ------------------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -286,8 +296,7 @@ def correct_position(B, C, c, heavy, h, k):
     acc = C.acc_n[c]
     if g >= 0.0 and acc <= 0.0:
         return 0.0                                    # apart: nothing to do
-    _k(B, heavy, C, c, k)
-    knn = _knn(C, c, k)
+    knn = _knn_of(B, heavy, C, c, k)
     if knn <= TINY:
         return 0.0
     p = -g / (h * knn)                                # p = (n^T K n)^-1 (-g'/h)
@@ -337,8 +346,7 @@ def correct_velocity(B, C, c, k):
     un = nx * ux + ny * uy + nz * uz
     if un >= 0.0 and C.acc_v[c] <= 0.0:
         return 0.0
-    _k(B, C.heavy, C, c, k)
-    knn = _knn(C, c, k)
+    knn = _knn_of(B, C.heavy, C, c, k)
     if knn <= TINY:
         return 0.0
     p = -un / knn

@@ -78,6 +78,10 @@ Contacts = namedtuple("Contacts", [
     "body_layer",  # (n,) int64 (scratch)
     "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
     "patch_scratch",  # (8,3) scratch of the patch friction
+    "keff",      # (c,) n^T K n through a joint tree (solvers/contact_tree.py; 0: free bodies)
+    "kpatch",    # (c,3,3) the patch friction's K through a joint tree (in the patch's first
+                 # row, where keff > 0; contact_friction.py)
+    "held",      # (2,6) velocities of a contact's bodies before a visit (scratch)
 ])
 
 # Columns of Contacts.warm: the last step's accumulated impulses of the matched contact.
@@ -135,4 +139,5 @@ def empty_contacts(c, n):
         flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
         heavy=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
-        save=np.zeros((c, 6)), patch_scratch=np.zeros((8, 3)))
+        save=np.zeros((c, 6)), patch_scratch=np.zeros((8, 3)),
+        keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)))

@@ -1,5 +1,6 @@
 """Writes the contact scenes (rod_table, four_balls, box_stack, pyramid, funnel_1000,
-wall_car, hexapod) next to this file: python scenes/make_contact_scenes.py"""
+wall_car, hexapod, chain_drape) next to this file:
+python scenes/make_contact_scenes.py"""
 import json
 import math
 import os
@@ -233,9 +234,26 @@ def hexapod():
                  camera={"eye": [2.0, 1.2, 2.0], "target": [0.0, 0.3, 0.0], "fov_deg": 45})
 
 
+def chain_drape():
+    n, L, y = 12, 0.15, 0.35
+    x0 = -n * L / 2
+    table = box("table", [0.0, 0.15, 0.0], [0.4, 0.3, 0.6], fixed=True, color=(0.45, 0.5, 0.6))
+    links = [box(f"link{i}", [x0 + (i + 0.5) * L, y, 0.0], [L, 0.04, 0.1], mass=0.2,
+                 color=(0.85, 0.55 + 0.03 * (i % 2), 0.2)) for i in range(n)]
+    joints = [{"name": f"h{i}", "type": "hinge", "bodies": [f"link{i - 1}", f"link{i}"],
+               "anchor": [x0 + i * L, y, 0.0], "axis": [0, 0, 1]} for i in range(1, n)]
+    return scene("Chain draped over a table",
+                 "Twelve plates on hinges fall across a box and come to rest, the ends on the "
+                 "ground (joints and contacts together: tree solver, tight tolerances).",
+                 [table] + links, joints,
+                 settings={"h": 1.0 / 60.0, "solver": "tree", "eps_pos": 1e-6,
+                           "contact_tolerance": 1e-6, "contact_sweeps": 30},
+                 camera={"eye": [0.8, 1.0, 2.4], "target": [0.0, 0.2, 0.0], "fov_deg": 45})
+
+
 SCENES = {"rod_table": rod_table, "four_balls": four_balls, "box_stack": box_stack,
           "pyramid": pyramid, "funnel_1000": funnel_1000, "wall_car": wall_car,
-          "hexapod": hexapod}
+          "hexapod": hexapod, "chain_drape": chain_drape}
 
 if __name__ == "__main__":
     for name, make in SCENES.items():

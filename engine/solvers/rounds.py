@@ -40,7 +40,7 @@ from ..joints.ball import position_error
 from ..state import (S_BUDGET_NS, S_CONTACT_SWEEPS, S_CONTACT_TOL, S_EPS_POS, S_EPS_VEL, S_GX,
                      S_MAX_SWEEPS, S_ORDER, S_TIME, S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS,
                      T_IMPULSES, T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES)
-from . import GROWING_CYCLES, linear, tree
+from . import GROWING_CYCLES, contact_tree, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
 
 
@@ -231,6 +231,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
     active_set_changed = False
     refactor = True
     use_global = False
+    routed = False
     ok = True
     while True:
         # the factorisation: per configuration, and for the tree per set of rows (a motor
@@ -238,6 +239,9 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
         if refactor:
             use_global = ng > 0 and ensure_factor(B, J, W, solver, True, scratch_rows)
             refactor = False
+            routed = use_global and solver != LINEAR and nc > 0
+            if routed:
+                contact_tree.set_keff(B, J, W, C)
         # 1. Gauss-Seidel visits (the global joints too if their matrix is singular; the
         #    tree joints' limits and saturated motors)
         n_gs = no + (0 if use_global else ng)
@@ -285,8 +289,12 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                 round_max = err
         if rounds <= contact_rounds:
             for i in range(nc):   # only a non-finite contact error counts for divergence
+                if routed:
+                    contact_tree.hold(B, C, C.order[i])
                 err, corrected = contacts.visit_position(B, C, i, 1, C.heavy, h, eps_c, order,
                                                          gravity, scratch_a, scratch_x)
+                if routed:
+                    contact_tree.route(B, J, W, C, C.order[i], True)
                 checks += 1
                 if corrected and rounds < contact_rounds:
                     stats[T_IMPULSES] += 1
@@ -344,6 +352,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
         if budget > 0 and monotonic_ns() - t0 > budget:
             stats[T_BUDGET_HIT] += 1
             break
+    contact_tree.clear_keff(C)
     stats[T_CHECKS] += checks
     stats[T_SWEEPS] += rounds
     return ok
@@ -363,6 +372,9 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     if ng + no + nc == 0:
         return
     use_global = ng > 0 and ensure_factor(B, J, W, solver, False, scratch_rows)
+    routed = use_global and solver != LINEAR and nc > 0
+    if routed:
+        contact_tree.set_keff(B, J, W, C)
     eps = settings[S_EPS_VEL]
     contact_rounds = int(settings[S_CONTACT_SWEEPS])
     contacts_on = nc > 0
@@ -393,7 +405,11 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
                 corrected_any = True
         if contacts_on and rounds < contact_rounds:
             for i in range(nc):
+                if routed:
+                    contact_tree.hold(B, C, C.order[i])
                 corrected = contacts.visit_velocity(B, C, i, 1, eps)[1]
+                if routed:
+                    contact_tree.route(B, J, W, C, C.order[i], False)
                 checks += 1
                 if corrected:
                     stats[T_VEL_IMPULSES] += 1
@@ -423,4 +439,5 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
         if need:
             _solve_apply(B, J, W, solver, 1.0, False, scratch_rows)
             stats[T_VEL_IMPULSES] += ng
+    contact_tree.clear_keff(C)
     stats[T_VEL_CHECKS] += checks

@@ -315,11 +315,17 @@ def solve(W, body):
 
 @njit(cache=True, **NO_REFCOUNT)
 def apply(W, vel, omega, pred_ok):
-    """Add the solved velocity changes to the tree's bodies."""
+    """Add the solved velocity changes to the tree's bodies (those that changed)."""
     order, zb = W.tr_order, W.tr_zb
     for q in range(order.shape[0]):
         b = order[q]
         if b < 0:
+            continue
+        moved = False
+        for i in range(6):
+            if zb[b, i] != 0.0:
+                moved = True
+        if not moved:
             continue
         for i in range(3):
             vel[b, i] += zb[b, i]
