@@ -157,9 +157,12 @@ def wall_car():
     stones = []
     sx, sy, sz = 0.2, 0.2, 0.4
     for row in range(12):
-        off = 0.5 * sz if row % 2 else 0.0
+        # quarter bond: every other row shifted by a quarter stone, so each end stone has
+        # 3/4 of its length on the row below (with half a stone, the end stones of every
+        # row sat with their centre on the edge of the stone below and toppled on their own)
+        off = 0.25 * sz if row % 2 else 0.0
         for i in range(21):
-            z = (i - 10) * (sz + 0.004) + off - 0.25 * sz   # 4 mm joints between stones
+            z = (i - 10) * (sz + 0.004) + off - 0.125 * sz   # 4 mm joints between stones
             stones.append(box(f"s{row}_{i}", [3.0, sy / 2 + row * sy, z], [sx, sy, sz],
                               mass=2.0, mu=0.6, color=(0.75, 0.35 + 0.02 * row, 0.3)))
     chassis = box("chassis", [0.0, 0.55, 0.0], [1.6, 0.3, 0.9], mass=150.0, mu=0.5,
