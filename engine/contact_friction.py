@@ -262,7 +262,8 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
             sgn = 1.0 if side == 0 else -1.0
             spin += sgn * (n[0] * B.omega[body, 0] + n[1] * B.omega[body, 1]
                            + n[2] * B.omega[body, 2])
-    if C.keff[f] > 0.0:        # through a joint tree (solvers/contact_tree.py)
+    through_tree = C.keff[f] > 0.0      # solvers/contact_tree.py
+    if through_tree:
         _tangent_rows(n, k)
         for r in range(3):
             for q in range(3):
@@ -279,7 +280,6 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
     o3 = C.acc_w[f, col]
     c1, c2, c3 = o1 + s1, o2 + s2, o3 + s3
     # Coulomb cone, twist and linear each (module docstring)
-    through_tree = C.keff[f] > 0.0
     if abs(c3) > C.coef[f, 1] * normal_total * radius:
         lim = C.coef[f, 2] * normal_total * radius
         if through_tree:
