@@ -128,12 +128,12 @@ def test_pyramid_stands():
 
 DEEP = pytest.mark.xfail(strict=True, reason="known defect (issue 4): unconverged piles "
                          "(funnel at h = 1/60: cubes up to 10 cm into each other while they "
-                         "crowd the funnel; the collapsing bonded wall of wall_car: 1.2 cm)")
+                         "crowd the funnel)")
 
 
 @pytest.mark.parametrize("name", ["rod_table.json", "four_balls.json", "box_stack.json",
                                   "pyramid.json", "chain_drape.json", "hexapod.json",
-                                  pytest.param("wall_car.json", marks=DEEP),
+                                  "wall_car.json",
                                   pytest.param("funnel_1000.json", marks=DEEP)])
 def test_contact_depth_stays_within_tolerance(name):
     w = scene(name)
