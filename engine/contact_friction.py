@@ -8,7 +8,8 @@ freedom (2 slides, 1 twist), and Gauss-Seidel keeps trading impulse between the 
 without settling (a resting 10-box stack needed ~20 000 contact visits per step). The patch
 form has exactly those 3 rows:
 
-  centre x = mean of the points, arms r_A = x - s_A, r_B = x - s_B, tangents t1, t2 of n;
+  centre x = mean of the points, arms r_A = x - s_A, r_B = x - s_B, tangents t1, t2 of n
+  (contact_rows.py computes them and K once per stage);
   lambda = (p1, p2, tau): linear impulse p1 t1 + p2 t2 at x (+ on A, - on B) and angular
   impulse tau n (+ on A, - on B);
   constraint (sticking): relative velocity at x along t1, t2 and relative spin about n are 0:
@@ -32,27 +33,11 @@ On a joint tree (C.keff > 0, solvers/contact_tree.py) K is the tree's (C.kpatch)
 import numpy as np
 from numba import njit
 
-from .impulses import (angular_impulse_to, dynamic, impulse_to,
-                       predicted_point, velocity_at)
+from .contact_rows import STAGE_POSITION, STAGE_VELOCITY, STAGE_COLLISION, relative_velocity
+from .impulses import angular_impulse_to, dynamic, impulse_to
 from .jitopts import NO_REFCOUNT
 
 TINY = 1e-12
-SAME_PATCH_COS = 0.99      # rows with normals closer than this belong to one patch
-
-STAGE_POSITION, STAGE_VELOCITY, STAGE_COLLISION = 0, 1, 2
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def find_patches(C):
-    """C.first[c]: the first row of c's patch (consecutive rows, same bodies, same normal)."""
-    for c in range(C.body.shape[0]):
-        C.first[c] = c
-        if c > 0:
-            p = C.first[c - 1]
-            if C.body[c, 0] == C.body[p, 0] and C.body[c, 1] == C.body[p, 1] and \
-                    C.normal[c, 0] * C.normal[p, 0] + C.normal[c, 1] * C.normal[p, 1] \
-                    + C.normal[c, 2] * C.normal[p, 2] > SAME_PATCH_COS:
-                C.first[c] = p
 
 
 @njit(cache=True, inline='always')
@@ -63,143 +48,20 @@ def is_patch_end(C, i, step):
     return j < 0 or j >= C.order.shape[0] or C.first[C.order[j]] != C.first[C.order[i]]
 
 
-@njit(cache=True, inline='always')
-def patch_range(C, i):
-    """Order positions lo..hi (inclusive) of the patch of order position i."""
-    f = C.first[C.order[i]]
-    lo = i
-    while lo > 0 and C.first[C.order[lo - 1]] == f:
-        lo -= 1
-    hi = i
-    while hi + 1 < C.order.shape[0] and C.first[C.order[hi + 1]] == f:
-        hi += 1
-    return lo, hi
-
-
 @njit(cache=True, **NO_REFCOUNT)
-def patch_geometry(B, C, lo, hi, stage, centre):
-    """centre[0] = patch centre x, centre[2] = r_A, centre[1] = r_B; stage position: also the
-    mean point displacement over the step into centre[1] first (returned as d) -- the
-    look-ahead of both bodies must be fresh. Rows with flag 0 are skipped in the collision
-    stage. Returns (rows, N, R, d)."""
-    f = C.first[C.order[lo]]
-    a, b = C.body[f, 0], C.body[f, 1]
-    for r in range(3):
-        for j in range(3):
-            centre[r, j] = 0.0
-    normal_total = 0.0
-    count = 0
-    for j in range(lo, hi + 1):
-        c = C.order[j]
-        if stage == STAGE_COLLISION and C.flag[c] == 0:
-            continue
-        count += 1
-        normal_total += C.acc_v[c] if stage == STAGE_VELOCITY else C.acc_n[c]
-        for s in range(3):
-            centre[0, s] += 0.5 * (B.pos[a, s] + C.arm[c, 0, s] + B.pos[b, s] + C.arm[c, 1, s])
-        if stage == STAGE_POSITION:
-            pa = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, a, C.arm[c, 0, 0],
-                                 C.arm[c, 0, 1], C.arm[c, 0, 2])
-            pb = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, C.arm[c, 1, 0],
-                                 C.arm[c, 1, 1], C.arm[c, 1, 2])
-            for s in range(3):
-                centre[1, s] += pa[s] - C.ref[c, 0, s] - pb[s] + C.ref[c, 1, s]
-    if count == 0:
-        return 0, 0.0, 0.0, (0.0, 0.0, 0.0)
-    for s in range(3):
-        centre[0, s] /= count
-        centre[1, s] /= count
-    d = (centre[1, 0], centre[1, 1], centre[1, 2])
-    radius = 0.0
-    for j in range(lo, hi + 1):
-        c = C.order[j]
-        if stage == STAGE_COLLISION and C.flag[c] == 0:
-            continue
-        dx = B.pos[a, 0] + C.arm[c, 0, 0] - centre[0, 0]
-        dy = B.pos[a, 1] + C.arm[c, 0, 1] - centre[0, 1]
-        dz = B.pos[a, 2] + C.arm[c, 0, 2] - centre[0, 2]
-        radius += np.sqrt(dx * dx + dy * dy + dz * dz) / count
-    for s in range(3):
-        centre[2, s] = centre[0, s] - B.pos[a, s]
-        centre[1, s] = centre[0, s] - B.pos[b, s]
-    return count, normal_total, radius, d
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def apply_patch_impulse(B, heavy, C, f, centre, px, py, pz, tau):
-    """Linear impulse p at the patch centre and angular impulse tau n: + on A, - on B."""
+def apply_patch_impulse(B, heavy, C, f, px, py, pz, tau):
+    """Linear impulse p at patch f's centre and angular impulse tau n: + on A, - on B."""
     n = C.normal[f]
+    g = C.pgeo[f]
     for side in range(2):
         body = C.body[f, side]
         if heavy[body]:
             continue
         sgn = 1.0 if side == 0 else -1.0
-        r = centre[2] if side == 0 else centre[1]
         impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, body,
-                   r[0], r[1], r[2], sgn * px, sgn * py, sgn * pz)
+                   g[side, 0], g[side, 1], g[side, 2], sgn * px, sgn * py, sgn * pz)
         angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, body,
                            sgn * tau * n[0], sgn * tau * n[1], sgn * tau * n[2])
-
-
-@njit(cache=True, inline='always')
-def tangents(nx, ny, nz):
-    """Unit t1, t2 with (t1, t2, n) orthonormal."""
-    if abs(nx) < 0.57:
-        ax, ay, az = 0.0, nz, -ny       # n x e_x
-    else:
-        ax, ay, az = -nz, 0.0, nx       # n x e_y
-    la = np.sqrt(ax * ax + ay * ay + az * az)
-    ax, ay, az = ax / la, ay / la, az / la
-    return ax, ay, az, ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax
-
-
-@njit(cache=True, inline='always')
-def _add_response(B, heavy, b, rx, ry, rz, tx, ty, tz, nx, ny, nz, k, col, angular):
-    """k[0:3, col] += the response (t1.du, t2.du, n.dw) of body b to a unit linear impulse
-    along t at arm r (angular False) or a unit angular impulse about t (angular True);
-    t1, t2 are read from k[3], k[4] (see _patch_matrix)."""
-    if heavy[b] or not dynamic(B.static, b):
-        return
-    A = B.inv_inertia_w
-    im = 0.0 if angular else B.inv_mass[b]
-    if angular:
-        lx, ly, lz = tx, ty, tz
-    else:
-        lx, ly, lz = ry * tz - rz * ty, rz * tx - rx * tz, rx * ty - ry * tx
-    wx = A[b, 0, 0] * lx + A[b, 0, 1] * ly + A[b, 0, 2] * lz
-    wy = A[b, 1, 0] * lx + A[b, 1, 1] * ly + A[b, 1, 2] * lz
-    wz = A[b, 2, 0] * lx + A[b, 2, 1] * ly + A[b, 2, 2] * lz
-    dx = im * tx + wy * rz - wz * ry
-    dy = im * ty + wz * rx - wx * rz
-    dz = im * tz + wx * ry - wy * rx
-    k[0, col] += k[3, 0] * dx + k[3, 1] * dy + k[3, 2] * dz
-    k[1, col] += k[4, 0] * dx + k[4, 1] * dy + k[4, 2] * dz
-    k[2, col] += nx * wx + ny * wy + nz * wz
-
-
-@njit(cache=True, inline='always')
-def _tangent_rows(n, k):
-    """k[3], k[4] = t1, t2 of n; returns them."""
-    t1x, t1y, t1z, t2x, t2y, t2z = tangents(n[0], n[1], n[2])
-    k[3, 0], k[3, 1], k[3, 2] = t1x, t1y, t1z
-    k[4, 0], k[4, 1], k[4, 2] = t2x, t2y, t2z
-    return t1x, t1y, t1z, t2x, t2y, t2z
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def _patch_matrix(B, heavy, a, b, ra, rb, n, k):
-    """k[0:3, 0:3] = the patch's K (module docstring); k[3], k[4] = t1, t2 (k is (5, 3))."""
-    nx, ny, nz = n[0], n[1], n[2]
-    t1x, t1y, t1z, t2x, t2y, t2z = _tangent_rows(n, k)
-    for i in range(3):
-        for j in range(3):
-            k[i, j] = 0.0
-    for side in range(2):
-        body = a if side == 0 else b
-        r = ra if side == 0 else rb
-        _add_response(B, heavy, body, r[0], r[1], r[2], t1x, t1y, t1z, nx, ny, nz, k, 0, False)
-        _add_response(B, heavy, body, r[0], r[1], r[2], t2x, t2y, t2z, nx, ny, nz, k, 1, False)
-        _add_response(B, heavy, body, r[0], r[1], r[2], nx, ny, nz, nx, ny, nz, k, 2, True)
 
 
 @njit(cache=True, inline='always')
@@ -231,32 +93,45 @@ def _stick_with_twist(k, u1, u2, d3, s1, s2):
     return (r1 * k[1, 1] - k[0, 1] * r2) / det, (k[0, 0] * r2 - k[1, 0] * r1) / det
 
 
+@njit(cache=True, inline='always')
+def patch_normal_total(C, f, stage):
+    """N: the patch's accumulated normal impulse of this stage (the collision stage: of its
+    colliding rows)."""
+    total = 0.0
+    for c in range(f, f + C.pcount[f]):
+        if stage == STAGE_VELOCITY:
+            total += C.acc_v[c]
+        elif stage == STAGE_POSITION or C.flag[c] != 0:
+            total += C.acc_n[c]
+    return total
+
+
 @njit(cache=True, **NO_REFCOUNT)
-def patch_friction(B, heavy, C, i, stage, h, k, centre):
+def patch_friction(B, heavy, C, i, stage, h, shock):
     """Friction of the patch of order position i. stage: STAGE_POSITION (mean relative
-    velocity over the step from the look-ahead, budget acc_n, store acc_t/acc_w[:,0]),
-    STAGE_VELOCITY (velocity at t+h, budget acc_v, store acc_tv/acc_w[:,1]) or
-    STAGE_COLLISION (velocity now, budget acc_n of the colliding rows, acc_t/acc_w[:,0]).
-    Stage position: both bodies' look-ahead must be fresh (the caller refreshes it).
-    The accumulated patch impulse lives in the patch's first row. k: (5, 3) scratch,
-    centre: (3, 3) scratch. Returns the largest velocity change caused [m/s]."""
+    velocity over the step from the linearised look-ahead, contact_rows.py; budget acc_n,
+    store acc_t/acc_w[:,0]), STAGE_VELOCITY (velocity at t+h, budget acc_v, store
+    acc_tv/acc_w[:,1]) or STAGE_COLLISION (velocity now, budget acc_n of the colliding
+    rows, acc_t/acc_w[:,0]); shock: the shock pass's K. The accumulated patch impulse lives
+    in the patch's first row. Returns the largest velocity change caused [m/s]."""
     f = C.first[C.order[i]]
-    a, b = C.body[f, 0], C.body[f, 1]
+    if C.prows[f] == 0:
+        return 0.0
     n = C.normal[f]
+    g = C.pgeo[f]
     acc_t = C.acc_tv if stage == STAGE_VELOCITY else C.acc_t
     col = 1 if stage == STAGE_VELOCITY else 0
-    lo, hi = patch_range(C, i)
-    count, normal_total, radius, d = patch_geometry(B, C, lo, hi, stage, centre)
-    if count == 0 or (normal_total <= 0.0 and acc_t[f, 0] == 0.0 and acc_t[f, 1] == 0.0
-                      and acc_t[f, 2] == 0.0 and C.acc_w[f, col] == 0.0):
+    normal_total = patch_normal_total(C, f, stage)
+    if normal_total <= 0.0 and acc_t[f, 0] == 0.0 and acc_t[f, 1] == 0.0 \
+            and acc_t[f, 2] == 0.0 and C.acc_w[f, col] == 0.0:
         return 0.0
+    radius = C.prad[f]
     # relative velocity at the centre: linear (stage position: mean over the step) and spin
-    if stage == STAGE_POSITION:
-        ux, uy, uz = d[0] / h, d[1] / h, d[2] / h
-    else:
-        va = velocity_at(B.static, B.vel, B.omega, a, centre[2, 0], centre[2, 1], centre[2, 2])
-        vb = velocity_at(B.static, B.vel, B.omega, b, centre[1, 0], centre[1, 1], centre[1, 2])
-        ux, uy, uz = va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]
+    ux, uy, uz = relative_velocity(B, C, f, g[0], g[1])
+    if stage == STAGE_POSITION:     # d/h = pd0/h + u - pu0 (contact_rows.py)
+        ux += C.pd0[f, 0] / h - C.pu0[f, 0]
+        uy += C.pd0[f, 1] / h - C.pu0[f, 1]
+        uz += C.pd0[f, 2] / h - C.pu0[f, 2]
     spin = 0.0
     for side in range(2):
         body = C.body[f, side]
@@ -264,21 +139,15 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
             sgn = 1.0 if side == 0 else -1.0
             spin += sgn * (n[0] * B.omega[body, 0] + n[1] * B.omega[body, 1]
                            + n[2] * B.omega[body, 2])
-    through_tree = C.keff[f] > 0.0      # solvers/contact_tree.py
-    if through_tree:
-        _tangent_rows(n, k)
-        for r in range(3):
-            for q in range(3):
-                k[r, q] = C.kpatch[f, r, q]
-    else:
-        _patch_matrix(B, heavy, a, b, centre[2], centre[1], n, k)
-    u1 = k[3, 0] * ux + k[3, 1] * uy + k[3, 2] * uz
-    u2 = k[4, 0] * ux + k[4, 1] * uy + k[4, 2] * uz
+    k = C.kpatch[f] if C.keff[f] > 0.0 else C.pk[f, 1 if shock else 0]
+    t1, t2 = g[2], g[3]
+    u1 = t1[0] * ux + t1[1] * uy + t1[2] * uz
+    u2 = t2[0] * ux + t2[1] * uy + t2[2] * uz
     s1, s2, s3, ok = _solve3(k, u1, u2, spin)
     if not ok:
         return 0.0
-    o1 = k[3, 0] * acc_t[f, 0] + k[3, 1] * acc_t[f, 1] + k[3, 2] * acc_t[f, 2]
-    o2 = k[4, 0] * acc_t[f, 0] + k[4, 1] * acc_t[f, 1] + k[4, 2] * acc_t[f, 2]
+    o1 = t1[0] * acc_t[f, 0] + t1[1] * acc_t[f, 1] + t1[2] * acc_t[f, 2]
+    o2 = t2[0] * acc_t[f, 0] + t2[1] * acc_t[f, 1] + t2[2] * acc_t[f, 2]
     o3 = C.acc_w[f, col]
     c1, c2, c3 = o1 + s1, o2 + s2, o3 + s3
     # Coulomb cone, twist and linear each (module docstring): beyond the static cone the
@@ -290,17 +159,17 @@ def patch_friction(B, heavy, C, i, stage, h, k, centre):
         c1, c2 = o1 + s1, o2 + s2
     mag = np.sqrt(c1 * c1 + c2 * c2)
     if mag > C.coef[f, 1] * normal_total:
-        g = C.coef[f, 2] * normal_total / mag
-        c1, c2 = c1 * g, c2 * g
+        scale = C.coef[f, 2] * normal_total / mag
+        c1, c2 = c1 * scale, c2 * scale
     d1, d2, d3 = c1 - o1, c2 - o2, c3 - o3
     if d1 == 0.0 and d2 == 0.0 and d3 == 0.0:
         return 0.0
-    acc_t[f, 0] = c1 * k[3, 0] + c2 * k[4, 0]
-    acc_t[f, 1] = c1 * k[3, 1] + c2 * k[4, 1]
-    acc_t[f, 2] = c1 * k[3, 2] + c2 * k[4, 2]
+    acc_t[f, 0] = c1 * t1[0] + c2 * t2[0]
+    acc_t[f, 1] = c1 * t1[1] + c2 * t2[1]
+    acc_t[f, 2] = c1 * t1[2] + c2 * t2[2]
     C.acc_w[f, col] = c3
-    apply_patch_impulse(B, heavy, C, f, centre, d1 * k[3, 0] + d2 * k[4, 0],
-                        d1 * k[3, 1] + d2 * k[4, 1], d1 * k[3, 2] + d2 * k[4, 2], d3)
+    apply_patch_impulse(B, heavy, C, f, d1 * t1[0] + d2 * t2[0], d1 * t1[1] + d2 * t2[1],
+                        d1 * t1[2] + d2 * t2[2], d3)
     # velocity change caused: K d (linear part, and the spin times R as a point speed)
     e1 = k[0, 0] * d1 + k[0, 1] * d2 + k[0, 2] * d3
     e2 = k[1, 0] * d1 + k[1, 1] * d2 + k[1, 2] * d3

@@ -15,7 +15,8 @@ Per step (solvers/iterative.py):
      clamped >= 0, Coulomb friction in the same pass (below). Poisson's law instead: the
      compression impulse I_n (target u_n* = 0) first, then the restitution impulse e I_n.
  (b) resting contacts in the look-ahead loop: depth bookkeeping with the detection points
-     a_0, b_0 (world, at t): predicted gap g' = -depth + n.((a' - a_0) - (b' - b_0));
+     a_0, b_0 (world, at t): predicted gap g' = -depth + n.((a' - a_0) - (b' - b_0)),
+     linearised between exact snapshots of the look-ahead (contact_rows.py);
      if g' < 0 (or the contact holds impulse): p_n = (n^T K n)^-1 (-g'/h), no-pull clamp.
      Friction per patch (contact_friction.py: the points of one face share one tangential
      impulse and one twist at their centre), after the patch's last row, Schmitt's
@@ -27,17 +28,17 @@ Per step (solvers/iterative.py):
      impulse), capped at shock_passes layers.
  (c) velocity correction at t + h: touching contacts get u_n >= 0 (accumulated >= 0), with
      the same patch friction on those impulses (own accumulators acc_v, acc_tv, acc_w[:,1]).
+n^T K n of every row and the patches' K are computed once per stage (contact_rows.py).
 Kernels are NO_REFCOUNT (no allocation); `heavy` is the per-body "does not move" array
-(static, or frozen by shock propagation); prediction always uses the real `static`.
+(static, or frozen by shock propagation; `shock` selects the matching K).
 """
 import numpy as np
 from numba import njit
 
-from .contact_friction import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY,
-                               apply_patch_impulse, find_patches, is_patch_end, patch_friction,
-                               patch_geometry, patch_range)
-from .impulses import (add_k_matrix_of, ensure_look_ahead, impulse_to,
-                       predicted_point, velocity_at)
+from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction
+from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, prepare_rows,
+                           relative_velocity)
+from .impulses import impulse_to
 from .clock import monotonic_ns
 from .jitopts import NO_REFCOUNT
 from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED,
@@ -81,63 +82,43 @@ def begin_step(B, C):
             C.acc_tv[c, i] = 0.0
 
 
-@njit(cache=True, **NO_REFCOUNT)
-def _k(B, heavy, C, c, k):
-    """k = K_A(r_A) + K_B(r_B) with the heavy bodies contributing 0."""
-    for i in range(3):
-        for j in range(3):
-            k[i, j] = 0.0
-    for side in range(2):
-        add_k_matrix_of(heavy, B.inv_mass, B.inv_inertia_w, C.body[c, side], C.arm[c, side, 0],
-                        C.arm[c, side, 1], C.arm[c, side, 2], k)
+@njit(cache=True, inline='always')
+def _knn_of(C, c, shock):
+    """n^T K n of row c: through its joint tree where the tree solver set C.keff
+    (solvers/contact_tree.py), else of the two bodies (contact_rows.py)."""
+    if C.keff[c] > 0.0:
+        return C.keff[c]
+    return C.knn[c, 1 if shock else 0]
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def _push(B, heavy, C, c, px, py, pz):
     """+p on A at r_A, -p on B at r_B (heavy bodies do not move)."""
-    a, b = C.body[c, 0], C.body[c, 1]
-    impulse_to(heavy, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, a,
-               C.arm[c, 0, 0], C.arm[c, 0, 1], C.arm[c, 0, 2], px, py, pz)
-    impulse_to(heavy, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, b,
-               C.arm[c, 1, 0], C.arm[c, 1, 1], C.arm[c, 1, 2], -px, -py, -pz)
+    for side in range(2):
+        b = C.body[c, side]
+        if heavy[b]:
+            continue
+        sgn = 1.0 if side == 0 else -1.0
+        impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, b,
+                   C.arm[c, side, 0], C.arm[c, side, 1], C.arm[c, side, 2], sgn * px,
+                   sgn * py, sgn * pz)
 
 
-@njit(cache=True, **NO_REFCOUNT)
-def _rel_velocity(B, C, c):
-    """u = u_A - u_B at the contact points now."""
-    a, b = C.body[c, 0], C.body[c, 1]
-    ua = velocity_at(B.static, B.vel, B.omega, a, C.arm[c, 0, 0], C.arm[c, 0, 1], C.arm[c, 0, 2])
-    ub = velocity_at(B.static, B.vel, B.omega, b, C.arm[c, 1, 0], C.arm[c, 1, 1], C.arm[c, 1, 2])
-    return ua[0] - ub[0], ua[1] - ub[1], ua[2] - ub[2]
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def _knn(C, c, k):
-    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-    return (nx * (k[0, 0] * nx + k[0, 1] * ny + k[0, 2] * nz)
-            + ny * (k[1, 0] * nx + k[1, 1] * ny + k[1, 2] * nz)
-            + nz * (k[2, 0] * nx + k[2, 1] * ny + k[2, 2] * nz))
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def _knn_of(B, heavy, C, c, k):
-    """n^T K n of contact c: through its joint tree where the tree solver set C.keff
-    (solvers/contact_tree.py), else of the two free bodies."""
-    if C.keff[c] > 0.0:
-        return C.keff[c]
-    _k(B, heavy, C, c, k)
-    return _knn(C, c, k)
+@njit(cache=True, inline='always')
+def _normal_velocity(B, C, c):
+    """u_n = n . (u_A - u_B) at the contact points now."""
+    ux, uy, uz = relative_velocity(B, C, c, C.arm[c, 0], C.arm[c, 1])
+    return C.normal[c, 0] * ux + C.normal[c, 1] * uy + C.normal[c, 2] * uz
 
 
 # ---- (e) warm start, (a) collisions ------------------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
-def _warm_patch(B, C, lo, hi, velocity_stage, scale):
-    """Apply the last step's impulses of the patch at order positions lo..hi again, scaled
-    by scale (the step ratio): normals per row (position stage: rows not colliding now;
-    velocity stage: rows that touch, acc_n > 0), then the patch's summed friction w_t,
-    projected onto the contact plane (w_t - n (n.w_t)), and twist, clipped to the cone."""
-    f = C.first[C.order[lo]]
+def _warm_patch(B, C, f, velocity_stage, scale):
+    """Apply the last step's impulses of patch f again, scaled by scale (the step ratio):
+    normals per row (position stage: rows not colliding now; velocity stage: rows that
+    touch, acc_n > 0), then the patch's summed friction w_t, projected onto the contact
+    plane (w_t - n (n.w_t)), and twist, clipped to the cone."""
     cn, ct, cw = (WARM_V, WARM_TV, WARM_WV) if velocity_stage else (WARM_N, WARM_T, WARM_W)
     acc_n = C.acc_v if velocity_stage else C.acc_n
     acc_t = C.acc_tv if velocity_stage else C.acc_t
@@ -145,8 +126,7 @@ def _warm_patch(B, C, lo, hi, velocity_stage, scale):
     nx, ny, nz = C.normal[f, 0], C.normal[f, 1], C.normal[f, 2]
     tx = ty = tz = tw = 0.0
     total = 0.0
-    for j in range(lo, hi + 1):
-        c = C.order[j]
+    for c in range(f, f + C.pcount[f]):
         if (C.acc_n[c] <= 0.0) if velocity_stage else (C.flag[c] != 0):
             continue
         wn = C.warm[c, cn] * scale
@@ -161,8 +141,6 @@ def _warm_patch(B, C, lo, hi, velocity_stage, scale):
         tw += C.warm[c, cw] * scale
     if total <= 0.0 or (tx == 0.0 and ty == 0.0 and tz == 0.0 and tw == 0.0):
         return
-    centre = C.patch_scratch[5:8]
-    count, _, radius, _ = patch_geometry(B, C, lo, hi, STAGE_VELOCITY, centre)
     d = nx * tx + ny * ty + nz * tz
     tx, ty, tz = tx - d * nx, ty - d * ny, tz - d * nz
     mag = np.sqrt(tx * tx + ty * ty + tz * tz)
@@ -170,37 +148,36 @@ def _warm_patch(B, C, lo, hi, velocity_stage, scale):
     if mag > cone:
         g = cone / mag
         tx, ty, tz = tx * g, ty * g, tz * g
-    cone *= radius
+    cone *= C.prad[f]
     tw = min(max(tw, -cone), cone)
     acc_t[f, 0] += tx
     acc_t[f, 1] += ty
     acc_t[f, 2] += tz
     C.acc_w[f, col] += tw
-    apply_patch_impulse(B, C.heavy, C, f, centre, tx, ty, tz, tw)
+    apply_patch_impulse(B, C.heavy, C, f, tx, ty, tz, tw)
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def warm_start(B, C, velocity_stage, scale):
     """(e) The matched contacts' last impulses again, patch by patch: the position stage's
     (velocity_stage False, at the start of the step) or the velocity correction's (True,
-    before (c))."""
-    for i in range(C.order.shape[0]):
-        if i == 0 or C.first[C.order[i - 1]] != C.first[C.order[i]]:
-            lo, hi = patch_range(C, i)
-            _warm_patch(B, C, lo, hi, velocity_stage, scale)
+    before (c)). The stage's rows must be prepared (contact_rows.prepare_rows)."""
+    for f in range(C.body.shape[0]):
+        if C.first[f] == f and C.prows[f] > 0:
+            _warm_patch(B, C, f, velocity_stage, scale)
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def collide(B, C, h, settings, stats, k, target):
-    """(a) Velocity-level collisions at t; target (c,) scratch for u_n*."""
+def collide(B, C, h, settings, stats, target, shock):
+    """(a) Velocity-level collisions at t; target (c,) scratch for u_n*. Leaves the rows
+    prepared for the position stage (shock: with the shock variant)."""
     nc = C.body.shape[0]
     thr = settings[S_REST_SPEED]
     eps = settings[S_EPS_VEL]
     poisson = int(settings[S_RESTITUTION_LAW]) == RESTITUTION_POISSON
     count = 0
     for c in range(nc):
-        ux, uy, uz = _rel_velocity(B, C, c)
-        un = C.normal[c, 0] * ux + C.normal[c, 1] * uy + C.normal[c, 2] * uz
+        un = _normal_velocity(B, C, c)
         # approaching, and the gap -depth closes within the step
         if un < -eps and -C.depth[c] + un * h < 0.0:
             fast = -un > thr
@@ -211,8 +188,16 @@ def collide(B, C, h, settings, stats, k, target):
         else:
             C.flag[c] = 0
     stats[T_COLLISIONS] += count
-    if count == 0:
-        return
+    if count > 0:
+        prepare_rows(B, C, STAGE_COLLISION, False)
+        _collide_flagged(B, C, settings, target, eps, poisson)
+    prepare_rows(B, C, STAGE_POSITION, shock)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _collide_flagged(B, C, settings, target, eps, poisson):
+    """The collision pass over the flagged rows (rows prepared for the collision stage)."""
+    nc = C.body.shape[0]
     for c in range(nc):   # the pass accumulates on its own (save: scratch here)
         if C.flag[c] != 0:
             C.save[c, 0] = C.acc_n[c]
@@ -222,7 +207,7 @@ def collide(B, C, h, settings, stats, k, target):
             for i in range(3):
                 C.save[c, 1 + i] = C.acc_t[c, i]
                 C.acc_t[c, i] = 0.0
-    _collision_sweeps(B, C, settings, k, target, eps)
+    _collision_sweeps(B, C, settings, target, eps)
     if poisson:   # restitution impulse e I_n after the compression phase, then friction
         for c in range(nc):
             p = C.coef[c, 0] * C.acc_n[c]
@@ -232,10 +217,8 @@ def collide(B, C, h, settings, stats, k, target):
                       p * C.normal[c, 2])
         for c in range(nc):
             if C.flag[c] != 0:
-                ux, uy, uz = _rel_velocity(B, C, c)
-                target[c] = max(C.normal[c, 0] * ux + C.normal[c, 1] * uy
-                                + C.normal[c, 2] * uz, 0.0)
-        _collision_sweeps(B, C, settings, k, target, eps)
+                target[c] = max(_normal_velocity(B, C, c), 0.0)
+        _collision_sweeps(B, C, settings, target, eps)
     # the collision impulses stay: the position stage starts its own accumulation
     for c in range(nc):
         if C.flag[c] != 0:
@@ -247,7 +230,7 @@ def collide(B, C, h, settings, stats, k, target):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _collision_sweeps(B, C, settings, k, target, eps):
+def _collision_sweeps(B, C, settings, target, eps):
     """Gauss-Seidel over the colliding contacts towards u_n >= u_n* (no pull), patch friction
     after each patch's last row."""
     sweeps = int(settings[S_CONTACT_SWEEPS])
@@ -256,22 +239,19 @@ def _collision_sweeps(B, C, settings, k, target, eps):
         for i in range(C.order.shape[0]):
             c = C.order[i]
             if C.flag[c] != 0:
-                _k(B, C.heavy, C, c, k)
-                knn = _knn(C, c, k)
+                knn = C.knn[c, 0]
                 if knn > TINY:
-                    ux, uy, uz = _rel_velocity(B, C, c)
-                    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-                    un = nx * ux + ny * uy + nz * uz
-                    p = (target[c] - un) / knn          # p = (n^T K n)^-1 (u_n* - u_n)
+                    p = (target[c] - _normal_velocity(B, C, c)) / knn  # (u_n* - u_n)/(n^T K n)
                     new = max(C.acc_n[c] + p, 0.0)
                     p = new - C.acc_n[c]
                     C.acc_n[c] = new
                     if p != 0.0:
-                        _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
+                        _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1],
+                              p * C.normal[c, 2])
                     worst = max(worst, abs(p) * knn)
             if is_patch_end(C, i, 1):
                 worst = max(worst, patch_friction(B, C.heavy, C, i, STAGE_COLLISION, 1.0,
-                                                  C.patch_scratch[0:5], C.patch_scratch[5:8]))
+                                                  False))
         if worst < eps:
             break
 
@@ -279,24 +259,15 @@ def _collision_sweeps(B, C, settings, k, target, eps):
 # ---- (b) resting contacts in the look-ahead loop -------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_position(B, C, c, heavy, h, k):
-    """Normal impulse of contact c in the position loop (look-ahead of its bodies fresh):
-    velocity change caused [m/s]."""
-    a, b = C.body[c, 0], C.body[c, 1]
-    pa = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, a, C.arm[c, 0, 0],
-                         C.arm[c, 0, 1], C.arm[c, 0, 2])
-    pb = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, C.arm[c, 1, 0],
-                         C.arm[c, 1, 1], C.arm[c, 1, 2])
-    # relative displacement over the step: d = (a' - a_0) - (b' - b_0)
-    dx = pa[0] - C.ref[c, 0, 0] - pb[0] + C.ref[c, 1, 0]
-    dy = pa[1] - C.ref[c, 0, 1] - pb[1] + C.ref[c, 1, 1]
-    dz = pa[2] - C.ref[c, 0, 2] - pb[2] + C.ref[c, 1, 2]
-    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-    g = -C.depth[c] + nx * dx + ny * dy + nz * dz     # g' = -depth + n.d
+def correct_position(B, C, c, heavy, h, shock):
+    """Normal impulse of contact c in the position loop, on the linearised look-ahead
+    g' = g0 + h (u_n - un0) (contact_rows.py): velocity change caused [m/s]."""
+    un = _normal_velocity(B, C, c)
+    g = C.g0[c] + h * (un - C.un0[c])
     acc = C.acc_n[c]
     if g >= 0.0 and acc <= 0.0:
         return 0.0                                    # apart: nothing to do
-    knn = _knn_of(B, heavy, C, c, k)
+    knn = _knn_of(C, c, shock)
     if knn <= TINY:
         return 0.0
     p = -g / (h * knn)                                # p = (n^T K n)^-1 (-g'/h)
@@ -304,31 +275,18 @@ def correct_position(B, C, c, heavy, h, k):
     p = new - acc
     C.acc_n[c] = new
     if p != 0.0:
-        _push(B, heavy, C, c, p * nx, p * ny, p * nz)
+        _push(B, heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1], p * C.normal[c, 2])
     return abs(p) * knn
 
 
-@njit(cache=True, inline='always')
-def _fresh_look_ahead(B, C, c, h, order, gravity, scratch_a, scratch_x):
-    """Refresh the look-ahead of contact c's two bodies where an impulse made it stale."""
-    for side in range(2):
-        ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
-                          B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
-                          B.pred_rot, h, order, gravity, scratch_a, scratch_x)
-
-
 @njit(cache=True, **NO_REFCOUNT)
-def visit_position(B, C, i, step, heavy, h, eps, order, gravity, scratch_a, scratch_x):
+def visit_position(B, C, i, step, heavy, h, eps, shock):
     """One visit of the contact at order position i in the position loop (rows visited in
     the direction step = +-1): its normal impulse, and after the patch's last row the patch
     friction. Returns (error [m], corrected)."""
-    c = C.order[i]
-    _fresh_look_ahead(B, C, c, h, order, gravity, scratch_a, scratch_x)
-    du = correct_position(B, C, c, heavy, h, C.patch_scratch[0:3])
+    du = correct_position(B, C, C.order[i], heavy, h, shock)
     if is_patch_end(C, i, step):
-        _fresh_look_ahead(B, C, c, h, order, gravity, scratch_a, scratch_x)  # pushed since
-        du = max(du, patch_friction(B, heavy, C, i, STAGE_POSITION, h, C.patch_scratch[0:5],
-                                    C.patch_scratch[5:8]))
+        du = max(du, patch_friction(B, heavy, C, i, STAGE_POSITION, h, shock))
     err = du * h
     return err, err >= eps
 
@@ -336,17 +294,15 @@ def visit_position(B, C, i, step, heavy, h, eps, order, gravity, scratch_a, scra
 # ---- (c) velocity correction at t + h ------------------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_velocity(B, C, c, k):
+def correct_velocity(B, C, c, shock):
     """Touching contact (it took impulse this step): u_n >= 0, accumulated impulse >= 0.
     Returns the velocity change caused [m/s]."""
     if C.acc_n[c] <= 0.0:
         return 0.0
-    ux, uy, uz = _rel_velocity(B, C, c)
-    nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
-    un = nx * ux + ny * uy + nz * uz
+    un = _normal_velocity(B, C, c)
     if un >= 0.0 and C.acc_v[c] <= 0.0:
         return 0.0
-    knn = _knn_of(B, C.heavy, C, c, k)
+    knn = _knn_of(C, c, shock)
     if knn <= TINY:
         return 0.0
     p = -un / knn
@@ -354,19 +310,18 @@ def correct_velocity(B, C, c, k):
     p = new - C.acc_v[c]
     C.acc_v[c] = new
     if p != 0.0:
-        _push(B, C.heavy, C, c, p * nx, p * ny, p * nz)
+        _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1], p * C.normal[c, 2])
     return abs(p) * knn
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def visit_velocity(B, C, i, step, eps):
+def visit_velocity(B, C, i, step, eps, shock):
     """(c) One visit of the contact at order position i: its normal, and after the patch's
     last row the patch friction on the correction's own normal impulses.
     Returns (error [m/s], corrected)."""
-    err = correct_velocity(B, C, C.order[i], C.patch_scratch[0:3])
+    err = correct_velocity(B, C, C.order[i], shock)
     if is_patch_end(C, i, step):
-        err = max(err, patch_friction(B, C.heavy, C, i, STAGE_VELOCITY, 1.0,
-                                      C.patch_scratch[0:5], C.patch_scratch[5:8]))
+        err = max(err, patch_friction(B, C.heavy, C, i, STAGE_VELOCITY, 1.0, shock))
     return err, err >= eps
 
 
@@ -414,8 +369,7 @@ def layers(B, J, C, cap):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x, velocity,
-               deadline):
+def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
     """(d) Layer by layer from the ground up; lower layers are infinitely heavy. The position
     stage's contacts (velocity False, after the loop) or the velocity correction's (True,
     after P-step 4: a stack's u_n >= 0 then holds in one pass per layer instead of hundreds
@@ -441,10 +395,9 @@ def shock_pass(B, C, top, h, eps, settings, order, gravity, scratch_a, scratch_x
             moved = False
             for i in range(start, stop, -1):
                 if velocity:
-                    err, corrected = visit_velocity(B, C, i, -1, eps)
+                    err, corrected = visit_velocity(B, C, i, -1, eps, True)
                 else:
-                    err, corrected = visit_position(B, C, i, -1, C.heavy, h, eps, order,
-                                                    gravity, scratch_a, scratch_x)
+                    err, corrected = visit_position(B, C, i, -1, C.heavy, h, eps, True)
                 visits += 1
                 moved = moved or corrected
             if not moved or (deadline > 0 and monotonic_ns() > deadline):

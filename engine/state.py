@@ -71,13 +71,23 @@ Contacts = namedtuple("Contacts", [
     "acc_w",     # (c,2) twist friction impulse about n, position stage / velocity correction
                  # (friction lives per patch, in the patch's first row: contact_friction.py)
     "first",     # (c,) int64 first row of the contact's patch (derived)
+    "pcount",    # (c,) int64 rows of the patch (in its first row; rows first .. first+pcount-1)
     "flag",      # (c,) int64: 1 colliding this step (derived)
     "layer",     # (c,) int64 shock-propagation layer of the contact (derived)
     "order",     # (c,) int64 visiting order: highest layer first (derived)
     "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
     "body_layer",  # (n,) int64 (scratch)
     "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
-    "patch_scratch",  # (8,3) scratch of the patch friction
+    # per stage (contact_rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
+    "knn",       # (c,2) n^T K n of each row
+    "prows",     # (c,) int64 rows the patch counts in this stage (first row; 0: none)
+    "pgeo",      # (c,4,3) patch centre arms r_A, r_B, tangents t1, t2 (first row)
+    "prad",      # (c,) patch radius R (first row)
+    "pk",        # (c,2,3,3) the patch friction's K (first row)
+    "g0",        # (c,) predicted gap at the last look-ahead snapshot (position stage)
+    "un0",       # (c,) relative normal velocity at that snapshot
+    "pd0",       # (c,3) patch: mean displacement over the step at the snapshot (first row)
+    "pu0",       # (c,3) patch: relative velocity at its centre at the snapshot (first row)
     "keff",      # (c,) n^T K n through a joint tree (solvers/contact_tree.py; 0: free bodies)
     "kpatch",    # (c,3,3) the patch friction's K through a joint tree (in the patch's first
                  # row, where keff > 0; contact_friction.py)
@@ -136,8 +146,11 @@ def empty_contacts(c, n):
         arm=np.zeros((c, 2, 3)), ref=np.zeros((c, 2, 3)),
         acc_n=np.zeros(c), acc_t=np.zeros((c, 3)), acc_v=np.zeros(c), acc_c=np.zeros(c), acc_tv=np.zeros((c, 3)),
         acc_w=np.zeros((c, 2)), first=np.arange(c, dtype=np.int64),
+        pcount=np.ones(c, dtype=np.int64),
         flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
         heavy=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
-        save=np.zeros((c, 6)), patch_scratch=np.zeros((8, 3)),
+        save=np.zeros((c, 6)), knn=np.zeros((c, 2)), prows=np.zeros(c, dtype=np.int64),
+        pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),
+        un0=np.zeros(c), pd0=np.zeros((c, 3)), pu0=np.zeros((c, 3)),
         keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)))

@@ -17,7 +17,6 @@ Gauss-Seidel over such rows is Gauss-Seidel on the contacts with the joints elim
 """
 from numba import njit
 
-from ..contact_friction import tangents
 from ..jitopts import NO_REFCOUNT
 from ..joints import A_MOTOR
 from . import tree
@@ -104,8 +103,9 @@ def _relative(C, ra, rb):
 @njit(cache=True, **NO_REFCOUNT)
 def set_keff(B, J, W, C):
     """For every contact touching a tree body (tree factored for the current arms): C.keff,
-    and in a patch's first row C.kpatch, the patch friction's K (contact_friction.py) for
-    the arms at the mean of the patch's points; keff 0 for the other contacts."""
+    and in a patch's first row C.kpatch, the patch friction's K (contact_friction.py) at the
+    patch's centre (the stage's rows prepared, contact_rows.py); keff 0 for the other
+    contacts."""
     nc = C.body.shape[0]
     for c in range(nc):
         C.keff[c] = 0.0
@@ -116,24 +116,11 @@ def set_keff(B, J, W, C):
         _respond(B, J, W, C, c, ra, rb, n[0], n[1], n[2], 0.0, 0.0, 0.0)
         ux, uy, uz = _relative(C, ra, rb)[:3]
         C.keff[c] = n[0] * ux + n[1] * uy + n[2] * uz
-        if C.first[c] != c:
+        if C.first[c] != c or C.prows[c] == 0:
             continue
-        ra, rb = C.patch_scratch[0], C.patch_scratch[1]     # the patch's centre arms
-        for i in range(3):
-            ra[i] = 0.0
-            rb[i] = 0.0
-        rows = 0
-        for q in range(c, nc):
-            if C.first[q] != c:
-                break
-            for i in range(3):
-                ra[i] += C.arm[q, 0, i]
-                rb[i] += C.arm[q, 1, i]
-            rows += 1
-        for i in range(3):
-            ra[i] /= rows
-            rb[i] /= rows
-        t1x, t1y, t1z, t2x, t2y, t2z = tangents(n[0], n[1], n[2])
+        g = C.pgeo[c]          # the patch's centre arms and tangents (contact_rows.py)
+        ra, rb = g[0], g[1]
+        t1x, t1y, t1z, t2x, t2y, t2z = g[2, 0], g[2, 1], g[2, 2], g[3, 0], g[3, 1], g[3, 2]
         k = C.kpatch[c]
         for col in range(3):
             if col == 0:

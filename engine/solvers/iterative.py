@@ -22,7 +22,7 @@ The per-step kernels below `step` are also compiled without numba's reference co
 import numpy as np
 from numba import njit
 
-from .. import contacts
+from .. import contact_rows, contacts
 from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
 from ..joints import BALL, dispatch, generic, spring
@@ -101,7 +101,18 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     prev_max = np.inf
     rising = 0
     ok = True
-    while since < items:
+    dirty = False       # corrections since the contacts' last look-ahead snapshot
+    snapped = -1        # the cycle of that snapshot
+    while True:
+        if since >= items:
+            # converged on the contacts' linearised look-ahead: check on the exact one
+            if not (dirty and m_sp < items and cycles <= contact_cycles):
+                break
+            dirty = False
+            snapped = cycles
+            if contact_rows.snapshot(B, C, h, order, gravity, scratch_a, scratch_x) < eps_c:
+                break
+            since = 0
         if checks >= max_checks:
             if may_abort:  # not converging within the cap: treat like divergence
                 ok = False
@@ -132,9 +143,15 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             # friction is not smooth), so only a non-finite error counts for the divergence
             # test; after contact_cycles they get one last cycle without asking for more,
             # then rest (impulses kept) so the joints can finish against them; shock
-            # propagation finishes the free bodies' contacts
+            # propagation finishes the free bodies' contacts. An exact snapshot of the
+            # look-ahead starts every SNAP_EVERY-th cycle and the last one.
+            if idx == m_sp and snapped != cycles and (cycles % contact_rows.SNAP_EVERY == 0
+                                                      or cycles == contact_cycles):
+                contact_rows.snapshot(B, C, h, order, gravity, scratch_a, scratch_x)
+                dirty = False
+                snapped = cycles
             err, corrected = contacts.visit_position(B, C, idx - m_sp, 1, C.heavy, h, eps_c,
-                                                     order, gravity, scratch_a, scratch_x)
+                                                     False)
             err = 0.0 if np.isfinite(err) else err
             if cycles == contact_cycles:
                 corrected = False
@@ -144,6 +161,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
         if corrected:
             stats[T_IMPULSES] += 1
             since = 0
+            dirty = True
         else:
             since += 1
         if not err <= cycle_max:  # also catches NaN
@@ -200,7 +218,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
             # contacts: contact_sweeps cycles here, then the velocity shock pass finishes
             # the stacks (and the joints may finish against the contacts' impulses)
             if contacts_on and cycles < contact_cycles:
-                err, corrected = contacts.visit_velocity(B, C, idx - m, 1, eps)
+                err, corrected = contacts.visit_velocity(B, C, idx - m, 1, eps, False)
             else:
                 corrected = False
         elif enabled[idx] and kind[idx] != BALL:
@@ -308,7 +326,7 @@ def step(B, J, Sp, C, settings, stats, W):
     if nc > 0:   # contact graph layers: visit top-down in the loop, shock pass bottom-up
         top = contacts.layers(B, J, C, max(int(settings[S_SHOCK_PASSES]), 1))
         C.order[:] = np.argsort(-C.layer, kind="mergesort")
-        contacts.find_patches(C)
+        contact_rows.find_patches(C)
         stats[T_LAYERS] = top
         if settings[S_SHOCK_PASSES] <= 0:
             top = 0
@@ -322,7 +340,7 @@ def step(B, J, Sp, C, settings, stats, W):
             contacts.prepare(B, C)
             if done == 0 and not warmed:
                 contacts.begin_step(B, C)
-            contacts.collide(B, C, hs, settings, stats, scratch_r, target)
+            contacts.collide(B, C, hs, settings, stats, target, top > 0)
             if not warmed:
                 contacts.warm_start(B, C, False, 1.0)
                 warmed = True
@@ -360,7 +378,7 @@ def step(B, J, Sp, C, settings, stats, W):
             t0 = monotonic_ns()
             stats[T_CHECKS] += contacts.shock_pass(
                 B, C, top, hs, max(settings[S_EPS_POS], settings[S_CONTACT_TOL]), settings,
-                order, settings[S_GX:S_GX + 3], scratch_a, scratch_x, False, deadline)
+                False, deadline)
             t_contact += monotonic_ns() - t0
         spring.end_step(B, Sp)
         advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
@@ -368,6 +386,7 @@ def step(B, J, Sp, C, settings, stats, W):
         prepare(B, J, scratch_r)
         if nc > 0:
             contacts.prepare(B, C)
+            contact_rows.prepare_rows(B, C, contact_rows.STAGE_VELOCITY, top > 0)
         if settings[S_VEL_CORR] != 0.0:
             t0 = monotonic_ns()
             if nc > 0 and not warmed_v:
@@ -378,9 +397,8 @@ def step(B, J, Sp, C, settings, stats, W):
             else:
                 rounds.velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline)
             if nc > 0 and top > 0:
-                stats[T_VEL_CHECKS] += contacts.shock_pass(
-                    B, C, top, hs, settings[S_EPS_VEL], settings, order,
-                    settings[S_GX:S_GX + 3], scratch_a, scratch_x, True, deadline)
+                stats[T_VEL_CHECKS] += contacts.shock_pass(B, C, top, hs, settings[S_EPS_VEL],
+                                                          settings, True, deadline)
             t_contact += monotonic_ns() - t0
         settings[S_TIME] += hs
         done += units

@@ -30,7 +30,7 @@ counts once), T_CHECKS joint error evaluations.
 import numpy as np
 from numba import njit
 
-from .. import contacts
+from .. import contact_rows, contacts
 from ..clock import monotonic_ns
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
@@ -288,11 +288,12 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
             if not err <= round_max:
                 round_max = err
         if rounds <= contact_rounds:
+            if nc > 0:   # the exact look-ahead: the global solves move the bodies a lot
+                contact_rows.snapshot(B, C, h, order, gravity, scratch_a, scratch_x)
             for i in range(nc):   # only a non-finite contact error counts for divergence
                 if routed:
                     contact_tree.hold(B, C, C.order[i])
-                err, corrected = contacts.visit_position(B, C, i, 1, C.heavy, h, eps_c, order,
-                                                         gravity, scratch_a, scratch_x)
+                err, corrected = contacts.visit_position(B, C, i, 1, C.heavy, h, eps_c, False)
                 if routed:
                     contact_tree.route(B, J, W, C, C.order[i], True)
                 checks += 1
@@ -407,7 +408,7 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
             for i in range(nc):
                 if routed:
                     contact_tree.hold(B, C, C.order[i])
-                corrected = contacts.visit_velocity(B, C, i, 1, eps)[1]
+                corrected = contacts.visit_velocity(B, C, i, 1, eps, False)[1]
                 if routed:
                     contact_tree.route(B, J, W, C, C.order[i], False)
                 checks += 1
