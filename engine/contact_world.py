@@ -179,5 +179,4 @@ class ContactSystem:
         C = self.C
         self.last_impulse = C.acc_n + C.acc_v + C.acc_c
         self._prev = self.last
-        self._prev_warm = np.hstack([C.acc_n[:, None], C.acc_t, C.acc_w[:, :1], C.acc_v[:, None],
-                                     C.acc_tv, C.acc_w[:, 1:]])
+        self._prev_warm = C.keep.copy()     # the loops' impulses (contacts.keep_for_warm_start)

@@ -409,6 +409,27 @@ def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def keep_for_warm_start(C, velocity_stage):
+    """Remember the stage's impulses as they are before its shock pass, for the next step's
+    warm start (contact_world.py). The shock pass treats lower layers as infinitely heavy,
+    so its impulses carry each layer's own need, not the load of the layers above; warm
+    starting from them would restart every step's loop from that wrong distribution. From
+    the loop's impulses, a stack's loop converges across steps and the shock pass has
+    less and less to do."""
+    for c in range(C.body.shape[0]):
+        if velocity_stage:
+            C.keep[c, WARM_V] = C.acc_v[c]
+            C.keep[c, WARM_WV] = C.acc_w[c, 1]
+            for i in range(3):
+                C.keep[c, WARM_TV + i] = C.acc_tv[c, i]
+        else:
+            C.keep[c, WARM_N] = C.acc_n[c]
+            C.keep[c, WARM_W] = C.acc_w[c, 0]
+            for i in range(3):
+                C.keep[c, WARM_T + i] = C.acc_t[c, i]
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def save(C):
     for c in range(C.body.shape[0]):
         C.save[c, 0] = C.acc_n[c]

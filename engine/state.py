@@ -78,6 +78,8 @@ Contacts = namedtuple("Contacts", [
     "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
     "body_layer",  # (n,) int64 (scratch)
     "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
+    "keep",      # (c,WARM_SIZE) what the next step's warm start takes: the impulses of the
+                 # position loop and of the velocity correction before their shock passes
     # per stage (contact_rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
     "knn",       # (c,2) n^T K n of each row
     "prows",     # (c,) int64 rows the patch counts in this stage (first row; 0: none)
@@ -150,7 +152,7 @@ def empty_contacts(c, n):
         flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
         heavy=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
-        save=np.zeros((c, 6)), knn=np.zeros((c, 2)), prows=np.zeros(c, dtype=np.int64),
+        save=np.zeros((c, 6)), keep=np.zeros((c, WARM_SIZE)), knn=np.zeros((c, 2)), prows=np.zeros(c, dtype=np.int64),
         pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),
         un0=np.zeros(c), pd0=np.zeros((c, 3)), pu0=np.zeros((c, 3)),
         keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)))

@@ -374,6 +374,8 @@ def step(B, J, Sp, C, settings, stats, W):
             level += 1
             stats[T_HALVINGS] += 1
             continue
+        if nc > 0:
+            contacts.keep_for_warm_start(C, False)
         if nc > 0 and top > 0:
             t0 = monotonic_ns()
             stats[T_CHECKS] += contacts.shock_pass(
@@ -396,6 +398,8 @@ def step(B, J, Sp, C, settings, stats, W):
                 velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
             else:
                 rounds.velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline)
+            if nc > 0:
+                contacts.keep_for_warm_start(C, True)
             if nc > 0 and top > 0:
                 stats[T_VEL_CHECKS] += contacts.shock_pass(B, C, top, hs, settings[S_EPS_VEL],
                                                           settings, True, deadline)
