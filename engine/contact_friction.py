@@ -48,7 +48,7 @@ def is_patch_end(C, i, step):
     return j < 0 or j >= C.order.shape[0] or C.first[C.order[j]] != C.first[C.order[i]]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def apply_patch_impulse(B, heavy, C, f, px, py, pz, tau):
     """Linear impulse p at patch f's centre and angular impulse tau n: + on A, - on B."""
     n = C.normal[f]
@@ -106,7 +106,7 @@ def patch_normal_total(C, f, stage):
     return total
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def patch_friction(B, heavy, C, i, stage, h, shock):
     """Friction of the patch of order position i. stage: STAGE_POSITION (mean relative
     velocity over the step from the linearised look-ahead, contact_rows.py; budget acc_n,

@@ -14,6 +14,7 @@ slide along t1, t2 at x and the twist about n (both variants).
 
 Linearised look-ahead (position stage). The predicted gap of row c,
     g' = -depth + n . ((a' - a_0) - (b' - b_0)),   a' = s_A(t+h) + M_rot,A r_A,
+(-depth replaced by 0 for rows deeper than SPLIT_DEPTH: gap_base),
 moves with the bodies' velocities as dg' = h n . du (exact for the centres, s(t+h) = s + v h
 + g h^2/2; to first order in the rotation's change for the arms). snapshot() takes the
 exact look-ahead of every row (g0, and the relative normal velocity un0 at that moment),
@@ -31,6 +32,7 @@ from .jitopts import NO_REFCOUNT
 
 STAGE_POSITION, STAGE_VELOCITY, STAGE_COLLISION = 0, 1, 2
 SNAP_EVERY = 4             # cycles between snapshots of the look-ahead in the position loops
+SPLIT_DEPTH = 1e-3         # [m] deeper rows leave their depth to depth_projection.py
 SAME_PATCH_COS = 0.99      # rows with normals closer than this belong to one patch
 
 
@@ -176,6 +178,8 @@ def prepare_rows(B, C, stage, shock):
     for c in range(C.body.shape[0]):
         C.knn[c, 0] = _row_knn(B, C, c, False)
         C.knn[c, 1] = _row_knn(B, C, c, True) if shock else C.knn[c, 0]
+        C.split[c] = C.depth[c] > SPLIT_DEPTH and (C.free[C.body[c, 0]]
+                                                   or C.free[C.body[c, 1]])
         if C.first[c] != c:
             continue
         C.prows[c] = _patch_geometry(B, C, c, stage)
@@ -188,6 +192,21 @@ def prepare_rows(B, C, stage, shock):
             for i in range(3):
                 for j in range(3):
                     C.pk[c, 1, i, j] = C.pk[c, 0, i, j]
+
+
+@njit(cache=True, inline='always')
+def gap_base(C, c):
+    """The gap the loops start from: -depth, but for a row deeper than SPLIT_DEPTH with a
+    body the depth projection can move (split) 0: the loops only keep it from growing, and
+    depth_projection.py removes it after the step by moving the bodies, without friction
+    (which in a jammed pile can lock the loops' push-out) and without leaving velocity
+    behind (a push-out through the velocities throws the bodies apart). Shallow rows keep
+    their depth in the loops: a resting stack's micrometres are removed with friction
+    holding."""
+    base = -C.depth[c]
+    if C.split[c] and base < 0.0:
+        return 0.0
+    return base
 
 
 @njit(cache=True, inline='always')
@@ -220,7 +239,7 @@ def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
         dy = pa[1] - C.ref[c, 0, 1] - pb[1] + C.ref[c, 1, 1]
         dz = pa[2] - C.ref[c, 0, 2] - pb[2] + C.ref[c, 1, 2]
         n = C.normal[c]
-        g = -C.depth[c] + n[0] * dx + n[1] * dy + n[2] * dz
+        g = gap_base(C, c) + n[0] * dx + n[1] * dy + n[2] * dz
         C.g0[c] = g
         ux, uy, uz = relative_velocity(B, C, c, C.arm[c, 0], C.arm[c, 1])
         C.un0[c] = n[0] * ux + n[1] * uy + n[2] * uz

@@ -14,11 +14,14 @@ import time
 
 import numpy as np
 
+from . import depth_projection
 from . import state as S
 from .collision import CollisionDetector, excluded_pair_keys
 from .collision.detector import ALL_GROUPS
+from .contact_rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
+PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
 
 
 def _rows_of(model, b):
@@ -173,6 +176,46 @@ class ContactSystem:
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
+
+    def project_depth(self, stats):
+        """After a step: where it may have left depth (the position stage's own rows end
+        deeper than SPLIT_DEPTH, or bodies moved enough to meet with new features), detect
+        at the new state and push the deeper rows apart (depth_projection.py); again while a
+        detection still finds rows deeper than SPLIT_DEPTH (PROJECTION_ROUNDS at most: a
+        projection is linear in the rotations and may meet new features itself). Writes
+        T_DEPTH (the last detection's depth, or after its projection the projected one) and
+        T_PROJECT_NS into stats."""
+        stats[S.T_DEPTH] = stats[S.T_END_DEPTH]
+        if self.last is None or len(self.last) == 0:
+            return
+        moving = float(self.detector.reach.max(initial=0.0))   # motion over h at t
+        if stats[S.T_END_DEPTH] <= SPLIT_DEPTH and moving <= SPLIT_DEPTH:
+            return
+        t0 = time.perf_counter()
+        w = self.world
+        B = w.B
+        free = ~B.static
+        on_joint = w.J.body[w.J.enabled].ravel()
+        free[on_joint[on_joint >= 0]] = False
+        nb = B.pos.shape[0]
+        moves = (np.empty((nb, 3)), np.empty((nb, 3)), np.empty(nb, dtype=np.bool_))
+        for _ in range(PROJECTION_ROUNDS):   # detect; done if nothing is deep; project
+            cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, 0.0, spare=True)
+            n = len(cs)
+            if n == 0:
+                stats[S.T_DEPTH] = 0.0
+                break
+            before, after, _ = depth_projection.project(
+                B.pos, B.rot, B.inv_mass, B.inv_inertia_w, free,
+                np.stack([cs.body_a, cs.body_b], axis=1),
+                np.stack([cs.point_a, cs.point_b], axis=1), np.ascontiguousarray(cs.normal),
+                np.ascontiguousarray(cs.depth), w.settings.contact_tolerance,
+                4 * w.settings.contact_sweeps, np.empty((n, 2, 3)), np.empty(n), np.empty(n),
+                *moves)
+            stats[S.T_DEPTH] = after
+            if before <= SPLIT_DEPTH:
+                break
+        stats[S.T_PROJECT_NS] = (time.perf_counter() - t0) * 1e9
 
     def finish(self):
         """After the step: remember impulses for the warm start and the report."""

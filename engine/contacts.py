@@ -26,6 +26,9 @@ Per step (solvers/iterative.py):
  (d) shock propagation after the loop: body layers from the static bodies up through the
      contact graph; layer by layer, lower layers count as infinitely heavy (K part 0, no
      impulse), capped at shock_passes layers.
+ Rows deeper than SPLIT_DEPTH between bodies the depth projection can move keep only
+ their separation in (b) (contact_rows.gap_base): their depth is removed after the step by
+ depth_projection.py, without friction and without leaving velocity behind.
  (c) velocity correction at t + h: touching contacts get u_n >= 0 (accumulated >= 0), with
      the same patch friction on those impulses (own accumulators acc_v, acc_tv, acc_w[:,1]).
 n^T K n of every row and the patches' K are computed once per stage (contact_rows.py).
@@ -36,8 +39,8 @@ import numpy as np
 from numba import njit
 
 from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction
-from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, prepare_rows,
-                           relative_velocity)
+from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, gap_base,
+                           prepare_rows, relative_velocity)
 from .impulses import impulse_to
 from .clock import monotonic_ns
 from .jitopts import NO_REFCOUNT
@@ -91,7 +94,7 @@ def _knn_of(C, c, shock):
     return C.knn[c, 1 if shock else 0]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def _push(B, heavy, C, c, px, py, pz):
     """+p on A at r_A, -p on B at r_B (heavy bodies do not move)."""
     for side in range(2):
@@ -258,7 +261,7 @@ def _collision_sweeps(B, C, settings, target, eps):
 
 # ---- (b) resting contacts in the look-ahead loop -------------------------------------------
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def correct_position(B, C, c, heavy, h, shock):
     """Normal impulse of contact c in the position loop, on the linearised look-ahead
     g' = g0 + h (u_n - un0) (contact_rows.py): velocity change caused [m/s]."""
@@ -279,7 +282,7 @@ def correct_position(B, C, c, heavy, h, shock):
     return abs(p) * knn
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def visit_position(B, C, i, step, heavy, h, eps, shock):
     """One visit of the contact at order position i in the position loop (rows visited in
     the direction step = +-1): its normal impulse, and after the patch's last row the patch
@@ -293,7 +296,7 @@ def visit_position(B, C, i, step, heavy, h, eps, shock):
 
 # ---- (c) velocity correction at t + h ------------------------------------------------------
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def correct_velocity(B, C, c, shock):
     """Touching contact (it took impulse this step): u_n >= 0, accumulated impulse >= 0.
     Returns the velocity change caused [m/s]."""
@@ -314,7 +317,7 @@ def correct_velocity(B, C, c, shock):
     return abs(p) * knn
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def visit_velocity(B, C, i, step, eps, shock):
     """(c) One visit of the contact at order position i: its normal, and after the patch's
     last row the patch friction on the correction's own normal impulses.
@@ -330,7 +333,8 @@ def layers(B, J, C, cap):
     """(d) Body layers: 0 for static bodies, else 1 + the lowest neighbour through a contact
     (relaxation, at most cap + 1 passes); contact layer = the higher of its bodies'.
     Bodies on a joint are left out (layer UNREACHED): freezing one side of a joint would
-    break it, so their contacts are finished by the loop alone.
+    break it, so their contacts are finished by the loop alone. C.free: the bodies neither
+    static nor on a joint (the depth projection moves only those).
     Returns the highest contact layer found (<= cap)."""
     bl = C.body_layer
     for b in range(bl.shape[0]):
@@ -358,6 +362,7 @@ def layers(B, J, C, cap):
         if not changed:
             break
     for b in range(bl.shape[0]):
+        C.free[b] = not (jointed[b] or B.static[b])
         jointed[b] = B.static[b]
     top = 0
     for c in range(C.body.shape[0]):
@@ -406,6 +411,18 @@ def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
     for b in range(C.heavy.shape[0]):
         C.heavy[b] = B.static[b]
     return visits
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def end_depth(B, C, h):
+    """The deepest row at t + h [m] as the position stage leaves it (the linearised
+    look-ahead of contact_rows.py, with the row's whole depth)."""
+    worst = 0.0
+    for c in range(C.body.shape[0]):
+        g = C.g0[c] + h * (_normal_velocity(B, C, c) - C.un0[c]) - gap_base(C, c) \
+            - C.depth[c]
+        worst = max(worst, -g)
+    return worst
 
 
 @njit(cache=True, **NO_REFCOUNT)

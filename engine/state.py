@@ -76,12 +76,14 @@ Contacts = namedtuple("Contacts", [
     "layer",     # (c,) int64 shock-propagation layer of the contact (derived)
     "order",     # (c,) int64 visiting order: highest layer first (derived)
     "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
+    "free",      # (n,) bool: neither static nor on a joint (moved by the depth projection)
     "body_layer",  # (n,) int64 (scratch)
     "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
     "keep",      # (c,WARM_SIZE) what the next step's warm start takes: the impulses of the
                  # position loop and of the velocity correction before their shock passes
     # per stage (contact_rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
     "knn",       # (c,2) n^T K n of each row
+    "split",     # (c,) bool: the row's depth is left to the depth projection (SPLIT_DEPTH)
     "prows",     # (c,) int64 rows the patch counts in this stage (first row; 0: none)
     "pgeo",      # (c,4,3) patch centre arms r_A, r_B, tangents t1, t2 (first row)
     "prad",      # (c,) patch radius R (first row)
@@ -107,10 +109,13 @@ S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # Statistics of one step, written by the kernels into one float array.
+# T_END_DEPTH: the deepest contact row at t + h after the position stage (its linearised
+# look-ahead, contacts.end_depth); T_DEPTH: the deepest contact after the step's depth
+# projection, where one ran (depth_projection.py; else T_END_DEPTH).
 T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL, \
     T_HALVINGS, T_BUDGET_HIT, T_SOLVE_NS, \
     T_DETECT_NS, T_COLLIDE_NS, T_CONTACT_NS, T_COLLISIONS, T_CONTACTS, T_LAYERS, \
-    T_SIZE = range(17)
+    T_END_DEPTH, T_DEPTH, T_PROJECT_NS, T_SIZE = range(20)
 
 
 def empty_bodies(n, order):
@@ -151,8 +156,8 @@ def empty_contacts(c, n):
         pcount=np.ones(c, dtype=np.int64),
         flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
-        heavy=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
-        save=np.zeros((c, 6)), keep=np.zeros((c, WARM_SIZE)), knn=np.zeros((c, 2)), prows=np.zeros(c, dtype=np.int64),
+        heavy=np.zeros(n, dtype=np.bool_), free=np.zeros(n, dtype=np.bool_), body_layer=np.zeros(n, dtype=np.int64),
+        save=np.zeros((c, 6)), keep=np.zeros((c, WARM_SIZE)), knn=np.zeros((c, 2)), split=np.zeros(c, dtype=np.bool_), prows=np.zeros(c, dtype=np.int64),
         pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),
         un0=np.zeros(c), pd0=np.zeros((c, 3)), pu0=np.zeros((c, 3)),
         keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)))

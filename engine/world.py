@@ -318,6 +318,7 @@ class World:
         C, detect_s = self.collision.detect(self.settings.h)
         iterative.step(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
         self.collision.finish()
+        self.collision.project_depth(self.stats)
         self.stats[S.T_DETECT_NS] = detect_s * 1e9
         self.h_prev = arr[S.S_H_PREV]
         self.time += self.settings.h
@@ -390,6 +391,8 @@ class World:
                 "collide_ms": float(s[S.T_COLLIDE_NS]) * 1e-6,
                 "contact_ms": float(s[S.T_CONTACT_NS]) * 1e-6,
                 "collisions": int(s[S.T_COLLISIONS]), "contacts": int(s[S.T_CONTACTS]),
+                "contact_depth": float(s[S.T_DEPTH]),
+                "project_ms": float(s[S.T_PROJECT_NS]) * 1e-6,
                 "shock_layers": int(s[S.T_LAYERS])}
 
     # ---- the user's drag (mouse, VR controller) -----------------------------------------

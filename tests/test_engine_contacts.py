@@ -126,15 +126,9 @@ def test_pyramid_stands():
     assert np.abs(w.B.pos - p0).max() < 5e-3
 
 
-DEEP = pytest.mark.xfail(strict=True, reason="known defect (issue 4): unconverged piles "
-                         "(funnel at h = 1/60: cubes up to 10 cm into each other while they "
-                         "crowd the funnel)")
-
-
 @pytest.mark.parametrize("name", ["rod_table.json", "four_balls.json", "box_stack.json",
                                   "pyramid.json", "chain_drape.json", "hexapod.json",
-                                  "wall_car.json",
-                                  pytest.param("funnel_1000.json", marks=DEEP)])
+                                  "wall_car.json", "funnel_1000.json"])
 def test_contact_depth_stays_within_tolerance(name):
     w = scene(name)
     tol = w.settings.eps_pos + w.settings.contact_margin

@@ -177,11 +177,19 @@ class CollisionDetector:
             self.excluded_keys = np.unique(np.asarray(excluded_keys, dtype=np.int64))
 
     # ---- detection ----------------------------------------------------------------
-    def detect(self, body_pos, body_rot, body_vel, body_omega, body_static, h):
-        """Contacts of all shape pairs at this state, within margin + motion over h."""
+    def detect(self, body_pos, body_rot, body_vel, body_omega, body_static, h, spare=False):
+        """Contacts of all shape pairs at this state, within margin + motion over h.
+        spare: into a third buffer, leaving the two that detect() alternates (and the
+        ContactSets in them) alone (a check between two steps)."""
         body_static = np.ascontiguousarray(body_static, dtype=np.bool_)
-        self._cur = 1 - self._cur
-        self._out = self._bufs[self._cur]
+        if spare:
+            if len(self._bufs) < 3:
+                self._bufs.append(make_contact_buffers(self._contacts_cap))
+            slot = 2
+        else:
+            self._cur = 1 - self._cur
+            slot = self._cur
+        self._out = self._bufs[slot]
         while True:
             n_pairs, n = detect_kernel(
                 body_pos, body_rot, body_vel, body_omega, body_static,
@@ -199,7 +207,7 @@ class CollisionDetector:
             if n > self._out.ints.shape[0]:
                 self._contacts_cap = max(2 * self._contacts_cap, n + n // 4)
                 self._out = make_contact_buffers(self._contacts_cap)
-                self._bufs[self._cur] = self._out
+                self._bufs[slot] = self._out
                 continue
             break
         self.n_pairs = n_pairs

@@ -34,7 +34,8 @@ from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_M
                      T_BUDGET_HIT,
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
                      T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL,
-                     S_SHOCK_PASSES, S_CONTACT_TOL, S_CONTACT_SWEEPS, T_COLLIDE_NS, T_CONTACT_NS, T_CONTACTS, T_LAYERS)
+                     S_SHOCK_PASSES, S_CONTACT_TOL, S_CONTACT_SWEEPS, T_COLLIDE_NS, T_CONTACT_NS, T_CONTACTS, T_LAYERS,
+                     T_END_DEPTH)
 
 from . import GROWING_CYCLES
 
@@ -382,6 +383,8 @@ def step(B, J, Sp, C, settings, stats, W):
                 B, C, top, hs, max(settings[S_EPS_POS], settings[S_CONTACT_TOL]), settings,
                 False, deadline)
             t_contact += monotonic_ns() - t0
+        if nc > 0:
+            stats[T_END_DEPTH] = max(stats[T_END_DEPTH], contacts.end_depth(B, C, hs))
         spring.end_step(B, Sp)
         advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
         settings[S_H_PREV] = hs
