@@ -22,6 +22,7 @@ from .contact_rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
+ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] a projection that leaves rows deeper is checked again
 
 
 def _rows_of(model, b):
@@ -61,6 +62,7 @@ class ContactSystem:
         self._prev_warm = np.zeros((0, S.WARM_SIZE))
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
+        self._pending = None      # contacts the depth projection detected for the next step
 
     # ---- tables ------------------------------------------------------------------------
     def add_bodies(self, models, first):
@@ -107,6 +109,7 @@ class ContactSystem:
                                      self.shape_hull_count)
         self._filter_sig = None
         self._prev = None          # shape rows changed: nothing to match against
+        self._pending = None
         self._tables_dirty = False
 
     def tables(self):
@@ -155,7 +158,9 @@ class ContactSystem:
             self.C = S.empty_contacts(0, len(self.world.models))
             return self.C, time.perf_counter() - t0
         self._update_filters()
-        cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
+        cs = self._take_pending(h)
+        if cs is None:
+            cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
         n = len(cs)
         C = S.empty_contacts(n, B.pos.shape[0])
         if n:
@@ -181,10 +186,13 @@ class ContactSystem:
         """After a step: where it may have left depth (the position stage's own rows end
         deeper than SPLIT_DEPTH, or bodies moved enough to meet with new features), detect
         at the new state and push the deeper rows apart (depth_projection.py); again while a
-        detection still finds rows deeper than SPLIT_DEPTH (PROJECTION_ROUNDS at most: a
-        projection is linear in the rotations and may meet new features itself). Writes
+        projection left rows deeper than ROUND_DEPTH or shifted a body by more than the
+        detection margin (PROJECTION_ROUNDS at most). The last detection (speculative, over
+        h, its depths updated for the shifts) is what the next step would detect, and that
+        step takes it if nothing changed the world in between (_take_pending). Writes
         T_DEPTH (the last detection's depth, or after its projection the projected one) and
         T_PROJECT_NS into stats."""
+        self._pending = None
         stats[S.T_DEPTH] = stats[S.T_END_DEPTH]
         if self.last is None or len(self.last) == 0:
             return
@@ -194,28 +202,48 @@ class ContactSystem:
         t0 = time.perf_counter()
         w = self.world
         B = w.B
+        h = w.settings.h
         free = ~B.static
         on_joint = w.J.body[w.J.enabled].ravel()
         free[on_joint[on_joint >= 0]] = False
         nb = B.pos.shape[0]
-        moves = (np.empty((nb, 3)), np.empty((nb, 3)), np.empty(nb, dtype=np.bool_))
-        for _ in range(PROJECTION_ROUNDS):   # detect; done if nothing is deep; project
-            cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, 0.0, spare=True)
+        shift, moved = np.zeros((nb, 3)), np.zeros(nb, dtype=np.bool_)
+        for _ in range(PROJECTION_ROUNDS):
+            cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h, spare=True)
             n = len(cs)
-            if n == 0:
-                stats[S.T_DEPTH] = 0.0
-                break
-            before, after, _ = depth_projection.project(
-                B.pos, B.rot, B.inv_mass, B.inv_inertia_w, free,
-                np.stack([cs.body_a, cs.body_b], axis=1),
-                np.stack([cs.point_a, cs.point_b], axis=1), np.ascontiguousarray(cs.normal),
-                np.ascontiguousarray(cs.depth), w.settings.contact_tolerance,
-                4 * w.settings.contact_sweeps, np.empty((n, 2, 3)), np.empty(n), np.empty(n),
-                *moves)
+            before, after, largest, _ = depth_projection.project(
+                B.pos, B.inv_mass, free, np.stack([cs.body_a, cs.body_b], axis=1),
+                np.ascontiguousarray(cs.normal), np.ascontiguousarray(cs.depth),
+                0.1 * SPLIT_DEPTH, 4 * w.settings.contact_sweeps, np.empty(n), shift, moved)
             stats[S.T_DEPTH] = after
-            if before <= SPLIT_DEPTH:
+            # done: nothing deep; or all pushed out by shifts smaller than the detection
+            # margin (no pair the detection did not list can have been reached)
+            if before <= SPLIT_DEPTH or (after <= ROUND_DEPTH and largest < w.settings.contact_margin):
                 break
+        cs = cs.copy()
+        if before > SPLIT_DEPTH:      # the last detection was projected: its rows moved
+            ba, bb = cs.body_a, cs.body_b
+            cs.depth -= np.einsum("ci,ci->c", cs.normal, shift[ba] - shift[bb])
+            cs.world += 0.5 * (shift[ba] + shift[bb])
+        self._pending = (cs, h, self._filter_sig, B.static.copy(), B.pos.copy(),
+                         B.rot.copy(), B.vel.copy(), B.omega.copy())
         stats[S.T_PROJECT_NS] = (time.perf_counter() - t0) * 1e9
+
+    def _take_pending(self, h):
+        """The depth projection's last contacts if the world is still as it left them
+        (same step, filters, fixed flags, positions, orientations and velocities), else
+        None; used once."""
+        p, self._pending = self._pending, None
+        if p is None:
+            return None
+        cs, h0, sig, *state = p
+        B = self.world.B
+        if h0 != h or sig != self._filter_sig:
+            return None
+        for old, now in zip(state, (B.static, B.pos, B.rot, B.vel, B.omega)):
+            if not np.array_equal(old, now):
+                return None
+        return cs
 
     def finish(self):
         """After the step: remember impulses for the warm start and the report."""

@@ -7,8 +7,9 @@ parallel). A face wins over an edge unless the edge separates more by EDGE_TOL *
 resting stacks keep stable face manifolds. Face contact: the other box's face most
 anti-parallel to the reference normal is clipped against the 4 side planes of the
 reference face (in the reference box's frame), points deeper than -thr are kept and
-reduced to 4. Edge contact: one point, the closest points of the two edges, and the best
-face's manifold beside it (speculative rows for a pair that turns face on face).
+reduced to 4. Edge contact: one point, the closest points of the two edges, and while the
+boxes are apart the best face's manifold beside it (speculative rows for a tumbling pair that
+turns face on face within the step).
 """
 import numpy as np
 
@@ -98,10 +99,12 @@ def box_box_arrays(pos, rot_, size, a, b, flip, thr, out, c, clip, tag, cand, ca
     if ei >= 0 and best_e > best_f + EDGE_TOL * size:
         c = _edge_contact(pa, Ra, ha, pb, Rb, hb, t, ei, ej, m0, m1, m2, a, b, flip, thr,
                           out, c)
-        # and the best face's manifold beside it: a tumbling pair that touches edge on edge
-        # now may meet face on face within the step, with corners the edge point does not
-        # cover (each point's depth is its true distance below the reference face, so the
-        # extra rows only act when those corners do close)
+        if best_e <= 0.0:
+            return c
+        # still apart: the best face's manifold beside the edge point, for a tumbling pair
+        # that meets face on face within the step with corners the edge point does not
+        # cover (each point's depth is its distance below the reference face, <= 0 while
+        # the edge axis separates them: speculative rows, acting only if those corners close)
     if best_b > best_a + FACE_TOL * size:
         tj = dot(t, m0 if ib == 0 else (m1 if ib == 1 else m2))
         s = -1.0 if tj > 0.0 else 1.0     # B's face normal towards A
