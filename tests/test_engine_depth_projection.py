@@ -1,0 +1,81 @@
+"""The depth projection after a step (engine/depth_projection.py, contact_world.py)."""
+import numpy as np
+import pytest
+
+from engine import depth_projection
+from engine import state as S
+from engine.contact_rows import SPLIT_DEPTH
+from engine.scene import scene_to_world
+
+from test_engine_contacts import doc, ground
+
+
+def _project(inv_mass, free, body, normal, depth, pos=None):
+    n = len(inv_mass)
+    pos = np.zeros((n, 3)) if pos is None else pos
+    out = depth_projection.project(pos, np.asarray(inv_mass, float), np.asarray(free),
+                                   np.asarray(body, np.int64), np.asarray(normal, float),
+                                   np.asarray(depth, float), 1e-9, 200, np.empty(len(depth)),
+                                   np.empty((n, 3)), np.empty(n, dtype=np.bool_))
+    return pos, out
+
+
+def test_a_deep_row_is_pushed_apart_by_inverse_masses():
+    # bodies 0 (1 kg) and 1 (3 kg), 3 cm deep along +y (normal from B = 1 to A = 0)
+    pos, (before, after, largest, _) = _project([1.0, 1 / 3], [True, True], [[0, 1]],
+                                                [[0, 1, 0]], [0.03])
+    assert before == 0.03 and abs(after) < 1e-12
+    assert pos[0] == pytest.approx([0, 0.0225, 0]) and pos[1] == pytest.approx([0, -0.0075, 0])
+    assert largest == pytest.approx(0.0225)
+
+
+def test_fixed_and_jointed_bodies_stay_and_shallow_rows_do_not_sink():
+    # 0 free on 1 (not free: static or on a joint), 2 free on 0 with a shallow row
+    pos, (_, after, _, _) = _project([1.0, 1.0, 1.0], [True, False, True],
+                                     [[0, 1], [2, 0]], [[0, 1, 0], [0, 1, 0]],
+                                     [0.02, 0.5 * SPLIT_DEPTH])
+    assert pos[1] == pytest.approx([0, 0, 0])
+    assert pos[0] == pytest.approx([0, 0.02, 0])
+    assert pos[2][1] == pytest.approx(0.02)          # carried up, its row no deeper
+    assert after == pytest.approx(0.5 * SPLIT_DEPTH)
+
+
+def test_nothing_moves_when_no_row_is_deeper_than_split_depth():
+    pos, (before, after, largest, visits) = _project([1.0, 1.0], [True, True], [[0, 1]],
+                                                     [[0, 1, 0]], [0.9 * SPLIT_DEPTH])
+    assert visits == 0 and largest == 0.0 and not pos.any()
+
+
+def test_two_overlapping_boxes_part_without_being_thrown():
+    """A box created 4 cm inside another: the step leaves it on top, deeper by at most
+    SPLIT_DEPTH, and with no more speed than gravity gives in a step (pushed out through
+    the velocities it would leave at 0.04 m / h = 2.4 m/s)."""
+    box = {"shape": {"type": "box", "size": [0.2, 0.2, 0.2]}, "mass": 1.0}
+    w = scene_to_world(doc([ground(), {"name": "low", "position": [0, 0.1, 0], **box},
+                            {"name": "high", "position": [0.02, 0.26, 0], **box}],
+                           {"h": 1 / 60}))
+    w.step()
+    assert w.stats[S.T_DEPTH] <= SPLIT_DEPTH
+    w.step()
+    assert w.collision.C.depth.max() <= SPLIT_DEPTH
+    assert np.abs(w.B.vel[1:]).max() < 2 * 9.81 / 60
+    assert w.B.pos[2, 1] - w.B.pos[1, 1] == pytest.approx(0.2, abs=SPLIT_DEPTH)
+
+
+def test_the_next_step_takes_the_projections_contacts_only_if_nothing_changed():
+    box = {"shape": {"type": "box", "size": [0.2, 0.2, 0.2]}, "mass": 1.0}
+    w = scene_to_world(doc([ground(), {"name": "low", "position": [0, 0.1, 0], **box},
+                            {"name": "high", "position": [0.02, 0.26, 0],
+                             "velocity": [1, 0, 0], **box}], {"h": 1 / 60}))
+    w.step()
+    cs = w.collision._pending[0]
+    C, _ = w.collision.detect(w.settings.h)
+    assert w.collision.last is cs                     # taken
+    fresh = w.collision.detector.detect(w.B.pos, w.B.rot, w.B.vel, w.B.omega, w.B.static,
+                                        w.settings.h, spare=True)
+    assert np.allclose(np.sort(cs.depth), np.sort(fresh.depth), atol=1e-9)
+    w.step()
+    cs = w.collision._pending[0]
+    w.B.vel[2, 0] += 0.1                              # changed between the steps
+    w.collision.detect(w.settings.h)
+    assert w.collision.last is not cs
