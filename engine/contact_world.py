@@ -63,6 +63,7 @@ class ContactSystem:
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
         self._pending = None      # contacts the depth projection detected for the next step
+        self._coef_ok = False     # C.coef holds the materials of C.body's pairs
 
     # ---- tables ------------------------------------------------------------------------
     def add_bodies(self, models, first):
@@ -110,6 +111,7 @@ class ContactSystem:
         self._filter_sig = None
         self._prev = None          # shape rows changed: nothing to match against
         self._pending = None
+        self._coef_ok = False
         self._tables_dirty = False
 
     def tables(self):
@@ -162,18 +164,21 @@ class ContactSystem:
         if cs is None:
             cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
         n = len(cs)
-        C = S.empty_contacts(n, B.pos.shape[0])
+        C = self._rows_for(n, B.pos.shape[0])
         if n:
             ba, bb = cs.body_a, cs.body_b
+            same_pairs = np.array_equal(C.body[:, 0], ba) and np.array_equal(C.body[:, 1], bb)
             C.body[:, 0] = ba
             C.body[:, 1] = bb
             C.anchor[:, 0] = cs.point_a
             C.anchor[:, 1] = cs.point_b
             C.normal[:] = cs.normal
             C.depth[:] = cs.depth
-            C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
-            C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
-            C.coef[:, 2] = np.sqrt(self.body_mu_d[ba] * self.body_mu_d[bb])
+            if not (same_pairs and self._coef_ok):   # materials of the pairs (module doc)
+                C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
+                C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
+                C.coef[:, 2] = np.sqrt(self.body_mu_d[ba] * self.body_mu_d[bb])
+                self._coef_ok = True
             if self._prev is not None and len(self._prev):
                 rows = cs.match(self._prev)
                 hit = rows >= 0
@@ -181,6 +186,18 @@ class ContactSystem:
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
+
+    def _rows_for(self, n, nb):
+        """The Contacts of this step: last step's arrays again when the row and body counts
+        are the same (every field is filled or derived anew in the step; warm and keep are
+        cleared here), else new ones."""
+        C = self.C
+        if C.body.shape[0] != n or C.heavy.shape[0] != nb:
+            self._coef_ok = False
+            return S.empty_contacts(n, nb)
+        C.warm[:] = 0.0
+        C.keep[:] = 0.0
+        return C
 
     def project_depth(self, stats):
         """After a step: where it may have left depth (the position stage's own rows end

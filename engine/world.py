@@ -10,6 +10,7 @@ import numpy as np
 from . import state as S
 from .bodies import body_model
 from .contact_world import ContactSystem
+from .fastcall import FastCall
 from .interaction import Drag, apply_drag
 from .joint_specs import local_frames, parameters
 from .joints import A_MOTOR, P_SEQ_START
@@ -63,6 +64,7 @@ class World:
         self._work = None          # global solvers' structure (solvers/graph.py) and its key
         self._work_key = None
         self.collision = ContactSystem(self)   # shape table, filters, detection
+        self._step_kernel = FastCall(iterative.step, loose=(4,))   # arr is new each step
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -316,7 +318,7 @@ class World:
             apply_drag(self, self.drag, self.settings.h)
         arr = self.settings.to_array(self.h_prev, self.time)
         C, detect_s = self.collision.detect(self.settings.h)
-        iterative.step(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
+        self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
         self.collision.finish()
         self.collision.project_depth(self.stats)
         self.stats[S.T_DETECT_NS] = detect_s * 1e9

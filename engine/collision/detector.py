@@ -22,6 +22,7 @@ from .broadphase import brute_force_pairs, pair_key
 from .manifold import (I_BA, I_BB, I_FEAT, I_SA, I_SB, R_DEPTH, R_LA, R_LB, R_N, R_W,
                        make_contact_buffers, make_scratch)
 from .persist import match_contacts
+from ..fastcall import FastCall
 from .pipeline import collide_one, detect_kernel
 from .polytope import CYLINDER_SEGMENTS, PolytopeBuilder
 from .raycast import raycast_kernel, ray_plane
@@ -115,6 +116,9 @@ class CollisionDetector:
         self._pair_a = np.zeros(self._pairs_cap, np.int64)
         self._pair_b = np.zeros(self._pairs_cap, np.int64)
         self.n_pairs = 0
+        # margin, h and the output buffer (detect() alternates two; all ContactBuffers come
+        # from make_contact_buffers, so one kind) may differ from call to call
+        self._detect_kernel = FastCall(detect_kernel, loose=(16, 17, 27))
         self.set_shapes(shape_body, shape_kind, shape_size, shape_local_pos, shape_local_rot,
                         hull_vertex, shape_hull_start, shape_hull_count)
         self.set_filters(shape_group, shape_mask, excluded_keys)
@@ -191,7 +195,7 @@ class CollisionDetector:
             slot = self._cur
         self._out = self._bufs[slot]
         while True:
-            n_pairs, n = detect_kernel(
+            n_pairs, n = self._detect_kernel(
                 body_pos, body_rot, body_vel, body_omega, body_static,
                 self.shape_body, self.shape_kind, self.shape_size, self.shape_local_pos,
                 self.shape_local_rot, self.shape_radius, self.shape_group, self.shape_mask,
