@@ -64,6 +64,8 @@ class ContactSystem:
         self._tables_dirty = True
         self._pending = None      # contacts the depth projection detected for the next step
         self._coef_ok = False     # C.coef holds the materials of C.body's pairs
+        self._group_key = None    # the depth projection's joint groups and their key
+        self._group_cache = None
 
     # ---- tables ------------------------------------------------------------------------
     def add_bodies(self, models, first):
@@ -220,16 +222,13 @@ class ContactSystem:
         w = self.world
         B = w.B
         h = w.settings.h
-        free = ~B.static
-        on_joint = w.J.body[w.J.enabled].ravel()
-        free[on_joint[on_joint >= 0]] = False
-        nb = B.pos.shape[0]
-        shift, moved = np.zeros((nb, 3)), np.zeros(nb, dtype=np.bool_)
+        group, inv_mass, free = self._groups()
+        shift, moved = np.zeros((len(free), 3)), np.zeros(len(free), dtype=np.bool_)
         for _ in range(PROJECTION_ROUNDS):
             cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h, spare=True)
             n = len(cs)
             before, after, largest, _ = depth_projection.project(
-                B.pos, B.inv_mass, free, np.stack([cs.body_a, cs.body_b], axis=1),
+                B.pos, group, inv_mass, free, np.stack([cs.body_a, cs.body_b], axis=1),
                 np.ascontiguousarray(cs.normal), np.ascontiguousarray(cs.depth),
                 0.1 * SPLIT_DEPTH, 4 * w.settings.contact_sweeps, np.empty(n), shift, moved)
             stats[S.T_DEPTH] = after
@@ -239,12 +238,23 @@ class ContactSystem:
                 break
         cs = cs.copy()
         if before > SPLIT_DEPTH:      # the last detection was projected: its rows moved
-            ba, bb = cs.body_a, cs.body_b
-            cs.depth -= np.einsum("ci,ci->c", cs.normal, shift[ba] - shift[bb])
-            cs.world += 0.5 * (shift[ba] + shift[bb])
+            ga, gb = group[cs.body_a], group[cs.body_b]
+            cs.depth -= np.einsum("ci,ci->c", cs.normal, shift[ga] - shift[gb])
+            cs.world += 0.5 * (shift[ga] + shift[gb])
         self._pending = (cs, h, self._filter_sig, B.static.copy(), B.pos.copy(),
                          B.rot.copy(), B.vel.copy(), B.omega.copy())
         stats[S.T_PROJECT_NS] = (time.perf_counter() - t0) * 1e9
+
+    def _groups(self):
+        """The depth projection's joint groups (depth_projection.joint_groups), kept while
+        the body and joint arrays are the same."""
+        w = self.world
+        key = (id(w.B), id(w.J), w.J.enabled.tobytes(), w.B.static.tobytes())
+        if self._group_key != key:
+            self._group_cache = depth_projection.joint_groups(
+                w.B.pos.shape[0], w.B.static, w.B.inv_mass, w.J.body, w.J.enabled)
+            self._group_key = key
+        return self._group_cache
 
     def _take_pending(self, h):
         """The depth projection's last contacts if the world is still as it left them

@@ -8,8 +8,10 @@ Why: the position stage keeps every known contact point from sinking further, bu
   - cubes that tumble at h = 1/60 (0.2 rad a step) meet with corners that were not
     contact points at t; such depth is only seen by detecting again.
 What: rows c (normal n from B to A, depth d > 0 overlapping) of a detection at the state
-after the step; free bodies (not static, not on a joint) get a shift x, linear in the row
-impulses p:   x_A += p n / m_A,  x_B -= p n / m_B,   row gap g = -d + n . (x_A - x_B);
+after the step. Bodies joined by joints move as one group (a common shift leaves every
+joint as it was); a group with a static body or the world in it does not move. Each free
+group gets a shift x, linear in the row impulses p:
+    x_A += p n / m_A,  x_B -= p n / m_B  (m: the group's mass),   g = -d + n . (x_A - x_B);
 Gauss-Seidel on g >= target with p = (target - g) / (1/m_A + 1/m_B) over the free sides,
 accumulated p >= 0; target 0 for rows deeper than SPLIT_DEPTH and -d for the others (they may
 not sink further). Then s += x. This is the position projection of split-impulse solvers
@@ -27,9 +29,10 @@ TINY = 1e-12
 
 
 @njit(cache=True)
-def project(pos, inv_mass, free, body, normal, depth, eps, sweeps, acc, shift, moved):
+def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, shift, moved):
     """The projection (module docstring) over the rows of one detection; shifts the free
-    bodies. Scratch: acc (c,), shift (n,3), moved (n,) bool.
+    groups' bodies. group (n,): each body's group; inv_mass, free (g,): per group (free:
+    neither static nor held by the world). Scratch: acc (c,), shift (g,3), moved (g,) bool.
     Returns (deepest row before, deepest after [m], largest shift [m], contact visits)."""
     nc = body.shape[0]
     worst_before = 0.0
@@ -38,22 +41,22 @@ def project(pos, inv_mass, free, body, normal, depth, eps, sweeps, acc, shift, m
         worst_before = max(worst_before, depth[c])
     if worst_before <= SPLIT_DEPTH:
         return worst_before, worst_before, 0.0, 0
-    for b in range(pos.shape[0]):
-        moved[b] = False
+    for q in range(shift.shape[0]):
+        moved[q] = False
         for i in range(3):
-            shift[b, i] = 0.0
+            shift[q, i] = 0.0
     visits = 0
     for _ in range(sweeps):
         worst = 0.0
         for c in range(nc):
-            a, b = body[c, 0], body[c, 1]
-            if not (depth[c] > SPLIT_DEPTH or moved[a] or moved[b]):
-                continue
+            a, b = group[body[c, 0]], group[body[c, 1]]
+            if a == b or not (depth[c] > SPLIT_DEPTH or moved[a] or moved[b]):
+                continue            # (one group's own bodies cannot be shifted apart)
             k = (inv_mass[a] if free[a] else 0.0) + (inv_mass[b] if free[b] else 0.0)
             if k <= TINY:
                 continue
             visits += 1
-            p = (_target(depth[c]) - _gap(shift, moved, body, normal, depth, c)) / k
+            p = (_target(depth[c]) - _gap(shift, moved, group, body, normal, depth, c)) / k
             new = max(acc[c] + p, 0.0)
             p = new - acc[c]
             if p == 0.0:
@@ -72,14 +75,49 @@ def project(pos, inv_mass, free, body, normal, depth, eps, sweeps, acc, shift, m
     worst_after = 0.0
     largest = 0.0
     for c in range(nc):
-        worst_after = max(worst_after, -_gap(shift, moved, body, normal, depth, c))
+        worst_after = max(worst_after, -_gap(shift, moved, group, body, normal, depth, c))
+    for q in range(shift.shape[0]):
+        if moved[q]:
+            largest = max(largest, np.sqrt(shift[q, 0] ** 2 + shift[q, 1] ** 2
+                                           + shift[q, 2] ** 2))
     for b in range(pos.shape[0]):
-        if moved[b]:
-            largest = max(largest, np.sqrt(shift[b, 0] ** 2 + shift[b, 1] ** 2
-                                           + shift[b, 2] ** 2))
+        q = group[b]
+        if moved[q]:
             for i in range(3):
-                pos[b, i] += shift[b, i]
+                pos[b, i] += shift[q, i]
     return worst_before, worst_after, largest, visits
+
+
+def joint_groups(n_bodies, static, inv_mass, joint_body, enabled):
+    """(group (n,), inv_mass (g,), free (g,)): bodies joined by enabled joints share a
+    group (union-find); a group with a static body or a joint to the world is not free."""
+    parent = list(range(n_bodies))
+
+    def root(b):
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        return b
+    held = set()
+    for (a, b), on in zip(joint_body.tolist(), enabled.tolist()):
+        if not on:
+            continue
+        if a < 0 or b < 0:
+            held.add(max(a, b))
+        else:
+            parent[root(a)] = root(b)
+    roots = [root(b) for b in range(n_bodies)]
+    ids = {r: i for i, r in enumerate(dict.fromkeys(roots))}
+    group = np.array([ids[r] for r in roots], dtype=np.int64)
+    mass = np.zeros(len(ids))
+    free = np.ones(len(ids), dtype=np.bool_)
+    for b in range(n_bodies):
+        if static[b] or b in held:
+            free[group[b]] = False
+        else:
+            mass[group[b]] += 1.0 / inv_mass[b]
+    inv = np.where(free & (mass > 0), 1.0 / np.where(mass > 0, mass, 1.0), 0.0)
+    return group, inv, free & (mass > 0)
 
 
 @njit(cache=True, inline='always')
@@ -88,11 +126,11 @@ def _target(d):
 
 
 @njit(cache=True, inline='always')
-def _gap(shift, moved, body, normal, depth, c):
+def _gap(shift, moved, group, body, normal, depth, c):
     """g = -d + n . (x_A - x_B)."""
     g = -depth[c]
     for side in range(2):
-        q = body[c, side]
+        q = group[body[c, side]]
         if moved[q]:
             s = 1.0 if side == 0 else -1.0
             g += s * (normal[c, 0] * shift[q, 0] + normal[c, 1] * shift[q, 1]

@@ -64,7 +64,9 @@ class World:
         self._work = None          # global solvers' structure (solvers/graph.py) and its key
         self._work_key = None
         self.collision = ContactSystem(self)   # shape table, filters, detection
-        self._step_kernel = FastCall(iterative.step, loose=(4,))   # arr is new each step
+        # the settings array and the Contacts (new when the row count changes; always made by
+        # state.empty_contacts, so one kind) may be new objects each step
+        self._step_kernel = FastCall(iterative.step, loose=(3, 4))
 
     # ---- names and lookups -------------------------------------------------------------
     @property

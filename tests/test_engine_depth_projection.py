@@ -13,7 +13,8 @@ from test_engine_contacts import doc, ground
 def _project(inv_mass, free, body, normal, depth, pos=None):
     n = len(inv_mass)
     pos = np.zeros((n, 3)) if pos is None else pos
-    out = depth_projection.project(pos, np.asarray(inv_mass, float), np.asarray(free),
+    out = depth_projection.project(pos, np.arange(n), np.asarray(inv_mass, float),
+                                   np.asarray(free),
                                    np.asarray(body, np.int64), np.asarray(normal, float),
                                    np.asarray(depth, float), 1e-9, 200, np.empty(len(depth)),
                                    np.empty((n, 3)), np.empty(n, dtype=np.bool_))
@@ -29,8 +30,8 @@ def test_a_deep_row_is_pushed_apart_by_inverse_masses():
     assert largest == pytest.approx(0.0225)
 
 
-def test_fixed_and_jointed_bodies_stay_and_shallow_rows_do_not_sink():
-    # 0 free on 1 (not free: static or on a joint), 2 free on 0 with a shallow row
+def test_fixed_bodies_stay_and_shallow_rows_do_not_sink():
+    # 0 free on 1 (not free: static or held by the world), 2 free on 0 with a shallow row
     pos, (_, after, _, _) = _project([1.0, 1.0, 1.0], [True, False, True],
                                      [[0, 1], [2, 0]], [[0, 1, 0], [0, 1, 0]],
                                      [0.02, 0.5 * SPLIT_DEPTH])
@@ -38,6 +39,26 @@ def test_fixed_and_jointed_bodies_stay_and_shallow_rows_do_not_sink():
     assert pos[0] == pytest.approx([0, 0.02, 0])
     assert pos[2][1] == pytest.approx(0.02)          # carried up, its row no deeper
     assert after == pytest.approx(0.5 * SPLIT_DEPTH)
+
+
+def test_jointed_bodies_move_as_one_group():
+    # bodies 0-1 joined, 2 joined to the world, 3 static, 4 alone
+    static = np.array([False, False, False, True, False])
+    inv_mass = np.array([1.0, 0.5, 1.0, 0.0, 0.25])
+    group, ginv, free = depth_projection.joint_groups(
+        5, static, inv_mass, np.array([[0, 1], [-1, 2]]), np.array([True, True]))
+    assert group[0] == group[1] and len(set(group.tolist())) == 4
+    assert ginv[group[0]] == pytest.approx(1 / 3) and free[group[0]]
+    assert not free[group[2]] and not free[group[3]] and free[group[4]]
+    # a stone pressed into the ground by the body of a (jointed) car comes out: the car's
+    # group rises with it
+    pos = np.zeros((5, 3))
+    depth_projection.project(pos, group, ginv, free, np.array([[4, 3], [0, 4]]),
+                             np.array([[0, 1.0, 0], [0, 1.0, 0]]), np.array([0.02, 0.0]),
+                             1e-9, 200, np.empty(2), np.empty((4, 3)),
+                             np.empty(4, dtype=np.bool_))
+    assert pos[4, 1] == pytest.approx(0.02)
+    assert pos[0, 1] == pytest.approx(0.02) and pos[1, 1] == pytest.approx(0.02)
 
 
 def test_nothing_moves_when_no_row_is_deeper_than_split_depth():
