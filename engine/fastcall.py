@@ -22,13 +22,16 @@ def _kind(a):
 class FastCall:
     def __init__(self, dispatcher, loose=()):
         self.dispatcher = dispatcher
-        self.loose = frozenset(loose)
+        self.loose = sorted(loose)
         self._key = None
         self._held = None
         self._entry = None
 
     def _key_of(self, args):
-        return tuple(_kind(a) if i in self.loose else id(a) for i, a in enumerate(args))
+        key = list(map(id, args))
+        for i in self.loose:
+            key[i] = _kind(args[i])
+        return tuple(key)
 
     def __call__(self, *args):
         key = self._key_of(args)
