@@ -49,19 +49,26 @@ def is_patch_end(C, i, step):
 
 
 @njit(cache=True, inline='always')
-def apply_patch_impulse(B, heavy, C, f, px, py, pz, tau):
-    """Linear impulse p at patch f's centre and angular impulse tau n: + on A, - on B."""
-    n = C.normal[f]
-    g = C.pgeo[f]
+def push_pair(B, heavy, bodies, arms, px, py, pz, lx, ly, lz):
+    """Impulse p at arms[0] and angular impulse l on body A = bodies[0], -p at arms[1] and
+    -l on body B (heavy bodies do not move)."""
     for side in range(2):
-        body = C.body[f, side]
+        body = bodies[side]
         if heavy[body]:
             continue
         sgn = 1.0 if side == 0 else -1.0
         impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, body,
-                   g[side, 0], g[side, 1], g[side, 2], sgn * px, sgn * py, sgn * pz)
-        angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, body,
-                           sgn * tau * n[0], sgn * tau * n[1], sgn * tau * n[2])
+                   arms[side, 0], arms[side, 1], arms[side, 2], sgn * px, sgn * py, sgn * pz)
+        if lx != 0.0 or ly != 0.0 or lz != 0.0:
+            angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, body,
+                               sgn * lx, sgn * ly, sgn * lz)
+
+
+@njit(cache=True, inline='always')
+def apply_patch_impulse(B, heavy, C, f, px, py, pz, tau):
+    """Linear impulse p at patch f's centre and angular impulse tau n: + on A, - on B."""
+    n = C.normal[f]
+    push_pair(B, heavy, C.body[f], C.pgeo[f], px, py, pz, tau * n[0], tau * n[1], tau * n[2])
 
 
 @njit(cache=True, inline='always')

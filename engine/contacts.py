@@ -38,10 +38,9 @@ Kernels are NO_REFCOUNT (no allocation); `heavy` is the per-body "does not move"
 import numpy as np
 from numba import njit
 
-from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction
+from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
 from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, gap_base,
                            prepare_rows, relative_velocity)
-from .impulses import impulse_to
 from .clock import monotonic_ns
 from .jitopts import NO_REFCOUNT
 from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED,
@@ -97,14 +96,7 @@ def _knn_of(C, c, shock):
 @njit(cache=True, inline='always')
 def _push(B, heavy, C, c, px, py, pz):
     """+p on A at r_A, -p on B at r_B (heavy bodies do not move)."""
-    for side in range(2):
-        b = C.body[c, side]
-        if heavy[b]:
-            continue
-        sgn = 1.0 if side == 0 else -1.0
-        impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, b,
-                   C.arm[c, side, 0], C.arm[c, side, 1], C.arm[c, side, 2], sgn * px,
-                   sgn * py, sgn * pz)
+    push_pair(B, heavy, C.body[c], C.arm[c], px, py, pz, 0.0, 0.0, 0.0)
 
 
 @njit(cache=True, inline='always')

@@ -22,6 +22,8 @@ expected 0.3 (new corners); shifts are exact, so what it expects is what is dete
 """
 import numpy as np
 from numba import njit
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .contact_rows import SPLIT_DEPTH
 
@@ -90,34 +92,21 @@ def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, s
 
 def joint_groups(n_bodies, static, inv_mass, joint_body, enabled):
     """(group (n,), inv_mass (g,), free (g,)): bodies joined by enabled joints share a
-    group (union-find); a group with a static body or a joint to the world is not free."""
-    parent = list(range(n_bodies))
-
-    def root(b):
-        while parent[b] != b:
-            parent[b] = parent[parent[b]]
-            b = parent[b]
-        return b
-    held = set()
-    for (a, b), on in zip(joint_body.tolist(), enabled.tolist()):
-        if not on:
-            continue
-        if a < 0 or b < 0:
-            held.add(max(a, b))
-        else:
-            parent[root(a)] = root(b)
-    roots = [root(b) for b in range(n_bodies)]
-    ids = {r: i for i, r in enumerate(dict.fromkeys(roots))}
-    group = np.array([ids[r] for r in roots], dtype=np.int64)
-    mass = np.zeros(len(ids))
-    free = np.ones(len(ids), dtype=np.bool_)
-    for b in range(n_bodies):
-        if static[b] or b in held:
-            free[group[b]] = False
-        else:
-            mass[group[b]] += 1.0 / inv_mass[b]
-    inv = np.where(free & (mass > 0), 1.0 / np.where(mass > 0, mass, 1.0), 0.0)
-    return group, inv, free & (mass > 0)
+    group (connected components); a group with a static body or a joint to the world is
+    not free."""
+    on = joint_body[enabled]
+    pairs = on[(on[:, 0] >= 0) & (on[:, 1] >= 0)]
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])),
+                       shape=(n_bodies, n_bodies))
+    count, group = connected_components(graph, directed=False)
+    group = group.astype(np.int64)
+    held = np.asarray(static, dtype=bool).copy()
+    held[on[(on[:, 0] < 0) | (on[:, 1] < 0)].max(axis=1)] = True    # joined to the world
+    mass = np.bincount(group, weights=np.where(held, 0.0, 1.0 / np.where(held, 1.0, inv_mass)),
+                       minlength=count)
+    free = np.bincount(group, weights=held, minlength=count) == 0
+    inv = np.where(free, 1.0 / np.where(free, mass, 1.0), 0.0)
+    return group, inv, free
 
 
 @njit(cache=True, inline='always')

@@ -9,6 +9,7 @@ from engine.impulses import add_k_matrix
 from engine.scene import scene_to_world
 from engine.solvers.iterative import prepare
 
+from test_engine_contact_tree import inverse_mass_matrix
 from test_engine_contacts import doc, ground
 
 
@@ -34,17 +35,6 @@ def _tumbled_pair():
     return w, C
 
 
-def _minv(w):
-    B = w.B
-    n = B.pos.shape[0]
-    m = np.zeros((6 * n, 6 * n))
-    for b in range(n):
-        if not B.static[b]:
-            m[6 * b:6 * b + 3, 6 * b:6 * b + 3] = B.inv_mass[b] * np.eye(3)
-            m[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6] = B.inv_inertia_w[b]
-    return m
-
-
 def _jrow(w, C, c, ra, rb, linear, angular, skip=()):
     row = np.zeros(6 * w.B.pos.shape[0])
     for side, r in ((0, ra), (1, rb)):
@@ -58,7 +48,7 @@ def _jrow(w, C, c, ra, rb, linear, angular, skip=()):
 
 def test_row_and_patch_responses_match_the_dense_mobility():
     w, C = _tumbled_pair()
-    minv = _minv(w)
+    minv = inverse_mass_matrix(w)
     assert C.body.shape[0] >= 8 and C.pcount[0] >= 3          # two face patches
     zero = np.zeros(3)
     for c in range(C.body.shape[0]):

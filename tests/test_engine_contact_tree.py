@@ -30,17 +30,25 @@ def _chain_on_the_ground():
     return scene_to_world(doc(bodies, {"solver": "tree"}, joints))
 
 
-def _mobility(w):
-    """S = M^-1 - M^-1 G^T (G M^-1 G^T)^-1 G M^-1 over all bodies' (v, omega): the response
-    to an impulse with the hinge rows (relative velocity at the anchor, relative spin about
-    x and y; the hinges' axis is z) kept."""
-    B, J = w.B, w.J
+def inverse_mass_matrix(w):
+    """M^-1 over all bodies' (v, omega), world frame (static bodies: 0)."""
+    B = w.B
     n = B.pos.shape[0]
     minv = np.zeros((6 * n, 6 * n))
     for b in range(n):
         if not B.static[b]:
             minv[6 * b:6 * b + 3, 6 * b:6 * b + 3] = B.inv_mass[b] * np.eye(3)
             minv[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6] = B.inv_inertia_w[b]
+    return minv
+
+
+def _mobility(w):
+    """S = M^-1 - M^-1 G^T (G M^-1 G^T)^-1 G M^-1 over all bodies' (v, omega): the response
+    to an impulse with the hinge rows (relative velocity at the anchor, relative spin about
+    x and y; the hinges' axis is z) kept."""
+    B, J = w.B, w.J
+    n = B.pos.shape[0]
+    minv = inverse_mass_matrix(w)
     rows = []
     for j in range(J.kind.shape[0]):
         a, b = J.body[j]
