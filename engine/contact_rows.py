@@ -22,7 +22,9 @@ and of every patch the mean displacement over the step (pd0) and the relative ve
 its centre (pu0); between snapshots a visit reads
     g' = g0 + h (u_n - un0),   d = pd0 + h (u_x - pu0),
 with no Taylor series per visit. The loops take a new snapshot every few cycles and before
-they stop, so the stage ends on the exact look-ahead (solvers/iterative.py, rounds.py).
+they stop, so they end on the exact look-ahead (solvers/iterative.py, rounds.py); the shock
+pass after them works on the last snapshot, and depth_projection.py removes what depth the
+step still leaves.
 """
 import numpy as np
 from numba import njit
