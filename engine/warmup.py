@@ -1,6 +1,6 @@
 """Compile (or load from numba's cache) every physics kernel a session needs, once.
 
-The first run on a new install compiles the kernels (about 2 minutes on a 2-core machine;
+The first run on a new install compiles the kernels (about 4 minutes on a 2-core machine;
 numba caches them next to the sources, later starts take about a second). `python -m
 engine.warmup` does this ahead of time; the test suite calls it at session start so that the
 subprocesses it starts load the cache instead of each compiling on their own.
@@ -22,7 +22,7 @@ def announce_first_compile(stream=None):
     """One line on stderr before the first compilation, so a first start does not look hung."""
     import sys
     if not kernels_cached():
-        print("impulse: compiling the physics kernels once (about 2 minutes on 2 cores; later "
+        print("impulse: compiling the physics kernels once (about 4 minutes on 2 cores; later "
               "starts take a second)...", file=stream or sys.stderr, flush=True)
 
 
