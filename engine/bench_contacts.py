@@ -7,15 +7,42 @@ Stage times come from the step statistics: detection (Python wrapper + kernel), 
 propagation, velocity correction) and the depth projection after the step (its detection
 included); depth_max_mm is the deepest contact left after a step. The funnel at h = 0.001 (the paper's step) is measured
 over 0.2 s after the cubes reach the funnel (prepared at h = 1/60 up to t = 0.9 s).
+
+Behaviour figures (issue 16): the scenes of FIGURE_CASES are run from t = 0 at their own
+h (1/60) by our engine and, with mujoco installed, by MuJoCo on the same bodies
+(peers.mjcf_contacts: same mass properties, shapes, joints and combined materials; MuJoCo's
+restitution is a spring-damper fitted to e, see peers) with its recommended `implicitfast`
+integrator (column mujoco), `RK4` (mujoco_rk4) and its default `Euler` (mujoco_euler; like
+the box scenes' runs); a MuJoCo run that blew up says "diverged at T s". Each figure is a
+row with the analytic value (expected), ours and MuJoCo's; the scene's timing row (the same
+columns as above, x_mujoco against MuJoCo Euler like the box scenes) comes from the same
+run of ours.
+  bouncing_balls  apex height of bounces 1-3 of each ball, expected e^(2k) x the drop
+  newtons_cradle  striker speed at impact; last ball's top speed and rise over the striker's;
+                  the middle balls' top speed over the striker's (expected 1, 1, 0)
+  rolling_bodies  acceleration down the slope at 0.5 s over g sin(theta)/(1 + I/(m r^2)),
+                  slip |v - w x r| / |v| at 0.5 s (expected 1 and 0)
+  tall_tower      horizontal drift of the top cube and of any cube after 10 s, the top's
+                  height change (expected 0; "stands" means a drift below 1 cm)
+  spinning_top    spin w3 kept after 3 s, precession rate (slope of the axis' azimuth)
+                  against the steady heavy-top rate, tilt after 3 s, drift of the centre of
+                  mass (frictionless tip: expected 1, Omega, the initial tilt, 0)
+Only some scenes: contacts(scenes=[...]), the environment variable
+IMPULSE_BENCH_SCENES=a,b (scene file names without .json, e.g. box_stack,funnel_1000) or
+`python -m engine.bench_contacts --scenes a,b [--json OUT]`.
 """
+import argparse
 import json
+import math
 import os
+import sys
 import time
 
 import numpy as np
 
 from . import state as S
 from .scene import load_scene
+from .shapes import CAPSULE, PLANE
 
 WARM_UP_STEPS = 5
 SCENES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenes")
@@ -45,6 +72,12 @@ def _measure(path, h, prepare, seconds):
         w.step()
         wall[i] = time.perf_counter() - t0
         st[i] = w.stats
+    return _stats_row(h, st, wall)
+
+
+def _stats_row(h, st, wall):
+    """The timing columns of a row from the per-step stats and wall times."""
+    steps = st.shape[0]
     ms = lambda col: st[:, col] * 1e-6
     return {
         "h": round(h, 5), "steps": steps,
@@ -138,16 +171,331 @@ def _peers_available():
         return False
 
 
-def contacts():
+def _selected(scenes):
+    """The scene names (file names without .json) to run: `scenes`, else the environment's
+    IMPULSE_BENCH_SCENES (comma-separated), else None (all)."""
+    if scenes is None:
+        env = os.environ.get("IMPULSE_BENCH_SCENES", "").strip()
+        scenes = [x for x in env.split(",") if x.strip()] if env else None
+    if scenes is None:
+        return None
+    if isinstance(scenes, str):
+        scenes = scenes.split(",")
+    chosen = {x.strip().removesuffix(".json") for x in scenes if x.strip()}
+    known = scene_names()
+    unknown = sorted(chosen - set(known))
+    if unknown:
+        raise ValueError(f"unknown contact bench scene {unknown[0]!r} (known: "
+                         f"{', '.join(known)})")
+    return chosen
+
+
+def scene_names():
+    """Every scene the contacts bench runs (file names without .json), in its order."""
+    names = [name[:-5] for _, name, *_ in CASES] + [name for name, _ in FIGURE_CASES]
+    return list(dict.fromkeys(names))
+
+
+def contacts(scenes=None):
+    """Rows of the contact bench: timing rows of CASES and FIGURE_CASES, then the behaviour
+    figures of FIGURE_CASES (rows with a `figure` key). scenes: names to run (default: the
+    environment's IMPULSE_BENCH_SCENES, else all)."""
+    chosen = _selected(scenes)
     rows = []
     peers = _peers_available()
     for label, name, h, prepare, seconds, compare in CASES:
+        if chosen is not None and name[:-5] not in chosen:
+            continue
         path = os.path.join(SCENES, name)
         row = {"benchmark": label, **_measure(path, h, prepare, seconds)}
         if peers and compare:
             row["x_mujoco"] = round(row["ms_step_mean"] / _mujoco_ms(path, h, seconds), 2)
             row["x_pybullet"] = round(row["ms_step_mean"] / _pybullet_ms(path, h, seconds), 2)
         rows.append(row)
+    mujoco = _mujoco_module()
+    figures = []
+    for name, seconds in FIGURE_CASES:
+        if chosen is not None and name not in chosen:
+            continue
+        timing, figs = behaviour(name, seconds, mujoco)
+        rows.append(timing)
+        figures.extend(figs)
     if not peers:
         rows.append({"benchmark": "peers skipped (pip install mujoco pybullet)"})
-    return rows
+    return rows + figures
+
+
+# ---- behaviour figures (issue 16) --------------------------------------------------------
+
+FIGURE_CASES = [  # (scene, seconds simulated from t = 0 at the scene's h)
+    ("bouncing_balls", 3.0),
+    ("newtons_cradle", 1.0),
+    ("rolling_bodies", 0.5),
+    ("tall_tower", 10.0),
+    ("spinning_top", 3.0),
+]
+MUJOCO_RUNS = (("mujoco", "implicitfast"), ("mujoco_rk4", "RK4"), ("mujoco_euler", "Euler"))
+
+
+def _mujoco_module():
+    try:
+        import mujoco
+        return mujoco
+    except ImportError:
+        return None
+
+
+class Track:
+    """One engine's run of a scene: t (steps+1,); pos, vel, omega (steps+1, n, 3) at the
+    centres of mass (world frame); rot (steps+1, n, 3, 3) the principal frames."""
+
+    def __init__(self, t, pos, rot, vel, omega):
+        self.t, self.pos, self.rot, self.vel, self.omega = t, pos, rot, vel, omega
+
+
+def run_ours(path, seconds):
+    """(Track, per-step stats, per-step wall times, world) of our engine on the scene from
+    t = 0 (the kernels are loaded on a throw-away copy first)."""
+    warm = load_scene(path)
+    for _ in range(WARM_UP_STEPS):
+        warm.step()
+    w = load_scene(path)
+    h = w.settings.h
+    steps = max(1, int(round(seconds / h)))
+    n = len(w.models)
+    pos, rot = np.zeros((steps + 1, n, 3)), np.zeros((steps + 1, n, 3, 3))
+    vel, omega = np.zeros((steps + 1, n, 3)), np.zeros((steps + 1, n, 3))
+    st, wall = np.zeros((steps, S.T_SIZE)), np.zeros(steps)
+    B = w.B
+    pos[0], rot[0], vel[0], omega[0] = B.pos, B.rot, B.vel, B.omega
+    for i in range(steps):
+        t0 = time.perf_counter()
+        w.step()
+        wall[i] = time.perf_counter() - t0
+        st[i] = w.stats
+        pos[i + 1], rot[i + 1], vel[i + 1], omega[i + 1] = B.pos, B.rot, B.vel, B.omega
+    return Track(np.arange(steps + 1) * h, pos, rot, vel, omega), st, wall, w
+
+
+def behaviour(name, seconds, mujoco=None):
+    """(timing row, figure rows) of one FIGURE_CASES scene; MuJoCo columns if mujoco is the
+    module (None: ours only)."""
+    from . import peers
+    path = os.path.join(SCENES, name + ".json")
+    track, st, wall, _ = run_ours(path, seconds)
+    w0 = load_scene(path)
+    h = w0.settings.h
+    timing = {"benchmark": name, **_stats_row(h, st, wall)}
+    figs = FIGURES[name](w0, track)
+    columns = {"ours": [v for _, _, v in figs]}
+    if mujoco is not None:
+        steps = track.t.shape[0] - 1
+        for col, integrator in MUJOCO_RUNS:
+            times, pos, rot, vel, omega, diverged = peers.run_mujoco_contacts(
+                mujoco, load_scene(path), steps, integrator)
+            if integrator == "Euler":
+                timing["x_mujoco"] = round(timing["ms_step_mean"] / (1e3 * times.mean()), 2)
+            if diverged is not None:
+                columns[col] = [f"diverged at {diverged:.2f} s"] * len(figs)
+            else:
+                tr = Track(track.t, pos, rot, vel, omega)
+                columns[col] = [v for _, _, v in FIGURES[name](w0, tr)]
+    rows = []
+    for i, (figure, expected, _) in enumerate(figs):
+        row = {"benchmark": name, "figure": figure, "expected": _num(expected)}
+        for col, values in columns.items():
+            row[col] = _num(values[i])
+        rows.append(row)
+    return timing, rows
+
+
+def _num(v):
+    if v is None or isinstance(v, str):
+        return v
+    v = float(v)
+    return float(f"{v:.4g}") if math.isfinite(v) else None
+
+
+def _gravity(w):
+    return float(np.linalg.norm(w.settings.gravity))
+
+
+def _dynamic(w, prefix=""):
+    return [b for b, m in enumerate(w.models) if not m.static and m.name.startswith(prefix)]
+
+
+def _ground_height(w):
+    ys = [w.B.pos[b, 1] for b, m in enumerate(w.models)
+          if m.static and any(s["kind"] == PLANE for s in m.shapes)]
+    return max(ys) if ys else 0.0
+
+
+def _apexes(y, vy, g):
+    """Apex heights after each bounce of a ball whose lowest point is at y (steps+1,) with
+    vertical velocity vy: a bounce is a turn upwards (>1 cm/s) after falling faster than
+    5 cm/s; its apex the largest y + max(vy, 0)^2/(2 g) until the next bounce (exact for
+    every sample in flight, however short the flight). The list ends at the first "bounce"
+    that never leaves the ground (a soft contact's rebound inside its own penetration)."""
+    apex, fell = [], False
+    for i in range(len(y) - 1):
+        fell = fell or vy[i] < -0.05
+        if fell and vy[i] <= 0.0 < vy[i + 1] and vy[i + 1] > 0.01:
+            apex.append(-np.inf)
+            fell = False
+        if apex:
+            j = i + 1
+            apex[-1] = max(apex[-1], y[j] + max(vy[j], 0.0) ** 2 / (2 * g))
+    flights = [a > 0.0 for a in apex] + [False]
+    return apex[:flights.index(False)]
+
+
+def _fig_bouncing_balls(w, tr):
+    g, ground = _gravity(w), _ground_height(w)
+    out = []
+    for b in _dynamic(w):
+        m = w.models[b]
+        r = m.shapes[0]["size"][0]
+        e = float(m.material.get("restitution", 0.0))
+        y = tr.pos[:, b, 1] - r - ground
+        apex = _apexes(y, tr.vel[:, b, 1], g)
+        for k in (1, 2, 3):
+            out.append((f"{m.name} apex {k} (m)", y[0] * e ** (2 * k),
+                        apex[k - 1] if len(apex) >= k else None))
+    return out
+
+
+def _fig_newtons_cradle(w, tr):
+    g = _gravity(w)
+    balls = sorted(_dynamic(w, "ball"), key=lambda b: w.models[b].name)
+    first, last, middle = balls[0], balls[-1], balls[1:-1]
+    speed = np.linalg.norm(tr.vel[:, balls], axis=2)
+    rest_y = tr.pos[0, last, 1]
+    drop = tr.pos[0, first, 1] - rest_y
+    # the striker's speed at the bottom of its swing: m g drop = I_pivot (v/L)^2 / 2
+    pivot = w.joint_anchor_world()[[jm.bodies[1] for jm in w.joint_models].index(
+        w.models[first].name), 1]
+    arm = float(np.linalg.norm(tr.pos[0, first] - pivot))
+    m = w.models[first]
+    i_pivot = m.mass * arm ** 2 + float(np.min(m.inertia))
+    v_hit = arm * math.sqrt(2 * m.mass * g * drop / i_pivot)
+    v_strike = float(speed[:, 0].max())
+    return [("striker speed at impact (m/s)", v_hit, v_strike),
+            ("last ball top speed / striker's", 1.0, speed[:, -1].max() / v_strike),
+            ("last ball rise / striker's drop", 1.0,
+             (tr.pos[:, last, 1].max() - rest_y) / drop),
+            ("middle balls' top speed / striker's", 0.0,
+             speed[:, 1:-1].max() / v_strike if middle else 0.0)]
+
+
+def _shape_axis_inertia(w, b, rot):
+    """Moment of inertia of body b about its first shape's axis (local y; a sphere: any),
+    its rolling radius and that axis in the world."""
+    m = w.models[b]
+    s = m.shapes[0]
+    axis = rot @ s["rot"] @ np.array([0.0, 1.0, 0.0])
+    inertia_world = rot @ np.diag(m.inertia) @ rot.T
+    return float(axis @ inertia_world @ axis), float(s["size"][0]), axis
+
+
+def _fig_rolling_bodies(w, tr):
+    g_vec = np.asarray(w.settings.gravity, dtype=np.float64)
+    slope = [b for b, m in enumerate(w.models) if m.static and m.name == "slope"][0]
+    normal = w.B.rot[slope] @ np.array([0.0, 1.0, 0.0])
+    along = g_vec - (g_vec @ normal) * normal      # g sin(theta) down the slope
+    g_sin = float(np.linalg.norm(along))
+    down = along / g_sin
+    t = tr.t[-1]
+    out = []
+    for b in _dynamic(w):
+        m = w.models[b]
+        i_axis, r, _ = _shape_axis_inertia(w, b, tr.rot[0, b])
+        a_exact = g_sin / (1 + i_axis / (m.mass * r * r))
+        v = tr.vel[-1, b]
+        slip = v + np.cross(tr.omega[-1, b], -r * normal)   # the contact point's velocity
+        speed = float(np.linalg.norm(v))
+        out.append((f"{m.name} a / analytic ({a_exact:.3f} m/s^2)", 1.0,
+                    float(v @ down) / t / a_exact))
+        out.append((f"{m.name} slip |v - w x r|/|v| at {t:g} s", 0.0,
+                    float(np.linalg.norm(slip)) / speed if speed > 0 else None))
+    return out
+
+
+def _fig_tall_tower(w, tr):
+    cubes = _dynamic(w)
+    top = max(cubes, key=lambda b: tr.pos[0, b, 1])
+    d = tr.pos[-1, cubes] - tr.pos[0, cubes]
+    drift = np.linalg.norm(d[:, [0, 2]], axis=1)
+    t = tr.t[-1]
+    return [(f"top cube drift after {t:g} s (m; stands: < 0.01)", 0.0,
+             drift[cubes.index(top)]),
+            (f"largest drift of a cube after {t:g} s (m)", 0.0, drift.max()),
+            (f"top cube height change after {t:g} s (m)", 0.0,
+             tr.pos[-1, top, 1] - tr.pos[0, top, 1])]
+
+
+def _fig_spinning_top(w, tr):
+    b = _dynamic(w)[0]
+    m = w.models[b]
+    g = _gravity(w)
+    # symmetry axis: the principal axis whose moment differs from the other two
+    k = int(np.argmax(np.abs(m.inertia - np.median(m.inertia))))
+    i3, i1 = float(m.inertia[k]), float(np.median(m.inertia))
+    e_k = np.eye(3)[k]
+    axes = np.einsum("tij,j->ti", tr.rot[:, b], e_k)
+    if axes[0, 1] < 0:
+        axes = -axes
+    # the tip: the end of the shape reaching furthest down the axis (a capsule's cap centre)
+    tip = None
+    for s in m.shapes:
+        if s["kind"] == CAPSULE:
+            u = s["rot"] @ np.array([0.0, 1.0, 0.0])
+            for end in (s["pos"] + s["size"][1] * u, s["pos"] - s["size"][1] * u):
+                if tip is None or end @ e_k < tip @ e_k:
+                    tip = end
+    ell = float(np.linalg.norm(tip)) if tip is not None else 0.0
+    w3 = np.einsum("ti,ti->t", tr.omega[:, b], axes)
+    tilt = np.degrees(np.arccos(np.clip(axes[:, 1], -1.0, 1.0)))
+    c = i1 * math.cos(math.radians(tilt[0]))
+    disc = (i3 * w3[0]) ** 2 - 4 * c * m.mass * g * ell
+    rate = ((i3 * w3[0] - math.sqrt(disc)) / (2 * c) if disc >= 0 and c > 0
+            else m.mass * g * ell / (i3 * w3[0]))
+    azimuth = np.unwrap(np.arctan2(-axes[:, 2], axes[:, 0]))
+    measured = float(np.polyfit(tr.t, azimuth, 1)[0])
+    t = tr.t[-1]
+    com = tr.pos[:, b]
+    return [(f"spin kept after {t:g} s (w3/w3(0))", 1.0, w3[-1] / w3[0]),
+            ("precession rate (rad/s)", rate, measured),
+            (f"tilt after {t:g} s (deg)", tilt[0], tilt[-1]),
+            (f"centre of mass drift after {t:g} s (m)", 0.0,
+             np.linalg.norm((com[-1] - com[0])[[0, 2]]))]
+
+
+FIGURES = {"bouncing_balls": _fig_bouncing_balls, "newtons_cradle": _fig_newtons_cradle,
+           "rolling_bodies": _fig_rolling_bodies, "tall_tower": _fig_tall_tower,
+           "spinning_top": _fig_spinning_top}
+
+
+def main(argv=None):
+    """python -m engine.bench_contacts [--scenes a,b] [--json OUT]"""
+    from .benchmarks import format_table
+    p = argparse.ArgumentParser(prog="python -m engine.bench_contacts",
+                                description="The contacts bench (impulse bench contacts), "
+                                            "optionally on some scenes only.")
+    p.add_argument("--scenes", metavar="A,B", help="scenes to run (default all): "
+                   + ", ".join(scene_names()))
+    p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
+    args = p.parse_args(argv)
+    try:
+        rows = contacts(args.scenes.split(",") if args.scenes else None)
+    except ValueError as e:
+        print(f"impulse bench contacts: {e}", file=sys.stderr)
+        return 2
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows}, f, indent=2, default=float)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

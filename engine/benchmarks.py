@@ -122,19 +122,27 @@ def tree():
     return rows
 
 
-def contacts():
-    """Contact scenes: ms per step by stage, most collisions/contacts, peers (bench_contacts)."""
+def contacts(scenes=None):
+    """Contact scenes: ms per step by stage, most collisions/contacts, peers, and behaviour
+    figures against analytic values and MuJoCo (bench_contacts). scenes: only these (scene
+    file names without .json; default: the environment's IMPULSE_BENCH_SCENES=a,b, else
+    all); an unknown name raises ValueError."""
     from .bench_contacts import contacts as run
-    return run()
+    return run(scenes)
 
 
 BENCHMARKS = {"chain8": chain8, "tree": tree, "contacts": contacts}
 
 
 def format_table(rows):
-    """Plain-text table of rows with the union of their keys as columns."""
+    """Plain-text table of rows with the union of their keys as columns; rows with a
+    `figure` key (the contacts bench's behaviour figures) follow as a table of their own."""
     if not rows:
         return "(no rows)"
+    figures = [r for r in rows if "figure" in r]
+    if figures and len(figures) < len(rows):
+        return (format_table([r for r in rows if "figure" not in r]) + "\n\n"
+                + format_table(figures))
     cols = list(dict.fromkeys(k for r in rows for k in r))
     cells = [[_fmt(r.get(c, "")) for c in cols] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
@@ -143,6 +151,8 @@ def format_table(rows):
 
 
 def _fmt(v):
+    if v is None:
+        return "-"
     if isinstance(v, float):
         return f"{v:.3g}" if (abs(v) < 1e-3 and v != 0) else f"{v:g}"
     if isinstance(v, np.integer):

@@ -40,20 +40,56 @@ def sim_parser():
     p.add_argument("--solver", choices=["iterative", "linear", "tree"], help="joint solver")
     p.add_argument("--eps-pos", type=_positive(float), help="position tolerance Dmax [m]")
     p.add_argument("--eps-vel", type=_positive(float), help="velocity tolerance Vmax [m/s]")
+    p.add_argument("--set", type=_setting, action="append", default=[], metavar="KEY=VALUE",
+                   help="override a setting of the scene's `settings` (repeatable); VALUE is "
+                        "JSON where it parses, else a string: --set gravity=[0,0,0]")
     p.add_argument("--trajectory", metavar="OUT.csv", help="write the motion of every dynamic body")
     p.add_argument("--every", type=_positive(int), default=1, help="trajectory: every N-th step")
+    p.add_argument("--contact-columns", action="store_true",
+                   help="trajectory: add the contact figures of the step that led to each row")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
 
+def _setting(text):
+    """--set KEY=VALUE -> (option text, key, value); VALUE as JSON where it parses."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    try:
+        value = json.loads(value)
+    except ValueError:
+        pass
+    return f"--set {text}", key, value
+
+
+def _overrides(args):
+    """The run's setting overrides as (option text, key, value): the named flags, then --set."""
+    named = [(f"--{key.replace('_', '-')} {getattr(args, key)}", key, getattr(args, key))
+             for key in ("h", "solver", "eps_pos", "eps_vel") if getattr(args, key) is not None]
+    return named + args.set
+
+
+def load_with_settings(path, overrides):
+    """Load a scene file with entries of its `settings` replaced. The file is validated as
+    it is, then after each override, so a problem names the file or the option at fault."""
+    from .scene import read_document, scene_to_world, validate
+    doc = read_document(path)
+    validate(doc, path)
+    for option, key, value in overrides:
+        doc.setdefault("settings", {})[key] = value
+        validate(doc, f"impulse sim: {option}")
+    world = scene_to_world(doc, path)
+    world.meta["path"] = path
+    return world
+
+
 def run_sim(args):
     from .metrics import run_summary
-    from .scene import load_scene
-    world = load_scene(args.scene)
-    for key, attr in (("h", "h"), ("solver", "solver"), ("eps_pos", "eps_pos"),
-                      ("eps_vel", "eps_vel")):
-        if getattr(args, key) is not None:
-            setattr(world.settings, attr, getattr(args, key))
+    if args.contact_columns and not args.trajectory:
+        print("impulse sim: --contact-columns needs --trajectory", file=sys.stderr)
+        return 2
+    world = load_with_settings(args.scene, _overrides(args))
     steps = max(1, int(round(args.duration / world.settings.h)))
     e0 = sum(world.energy())
     if args.trajectory:
@@ -61,12 +97,12 @@ def run_sim(args):
     result = world.run(steps, record_every=args.every if args.trajectory else 0)
     summary = run_summary(world, result, os.path.basename(args.scene), e0)
     if args.trajectory:
-        write_trajectory(world, result, args.trajectory)
+        write_trajectory(world, result, args.trajectory, args.every, args.contact_columns)
     if args.json:
         print(json.dumps(summary))
     else:
         for k, v in summary.items():
-            print(f"{k:>26}: {v}")
+            print(f"{k:>26}: {json.dumps(v) if isinstance(v, dict) else v}")
     return 0
 
 
@@ -76,14 +112,19 @@ def _check_writable(path):
         raise OSError(f"cannot write {path}: folder {folder} is missing or read-only")
 
 
-def write_trajectory(world, result, path):
-    """CSV: t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz (scene-frame pose of each body)."""
+def write_trajectory(world, result, path, every=1, with_contacts=False):
+    """CSV: t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz (scene-frame pose of each body), one
+    row per body every `every` steps; with_contacts adds metrics.contact_columns of the step
+    that ended at t (empty at the start)."""
+    from .metrics import contact_columns
+    columns = contact_columns(result.stats) if with_contacts else {}
     dynamic = [b for b, m in enumerate(world.models) if not m.static]
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow("t body x y z qw qx qy qz vx vy vz wx wy wz".split())
+        w.writerow("t body x y z qw qx qy qz vx vy vz wx wy wz".split() + list(columns))
         for r, t in enumerate(result.times):
+            contact = [f"{col[r * every - 1]:.12g}" if r else "" for col in columns.values()]
             for b in dynamic:
                 m = world.models[b]
                 rot = result.rot[r, b] @ m.frame.T
@@ -92,7 +133,8 @@ def write_trajectory(world, result, path):
                 vel = result.vel[r, b] - np.cross(om, result.pos[r, b] - pos)
                 w.writerow([f"{t:.10g}", m.name, *(f"{x:.12g}" for x in pos),
                             *(f"{x:.12g}" for x in matrix_to_quat(rot)),
-                            *(f"{x:.12g}" for x in vel), *(f"{x:.12g}" for x in om)])
+                            *(f"{x:.12g}" for x in vel), *(f"{x:.12g}" for x in om),
+                            *contact])
     os.replace(tmp, path)
 
 

@@ -2,9 +2,12 @@
 
 numba has no `time` module in nopython mode; this intrinsic calls libc's
 clock_gettime(CLOCK_MONOTONIC) directly and works with `cache=True`.
+Under NUMBA_DISABLE_JIT (debugging the kernels as Python) it is time.monotonic_ns.
 """
+import time
+
 from llvmlite import ir
-from numba import types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -31,3 +34,7 @@ def monotonic_ns(typingctx):
         return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
 
     return sig, codegen
+
+
+if config.DISABLE_JIT:   # kernels run as plain Python
+    monotonic_ns = time.monotonic_ns  # noqa: F811

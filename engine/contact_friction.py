@@ -157,16 +157,18 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
     o2 = t2[0] * acc_t[f, 0] + t2[1] * acc_t[f, 1] + t2[2] * acc_t[f, 2]
     o3 = C.acc_w[f, col]
     c1, c2, c3 = o1 + s1, o2 + s2, o3 + s3
-    # Coulomb cone, twist and linear each (module docstring): beyond the static cone the
-    # accumulated impulse is scaled back onto the dynamic one
-    if abs(c3) > C.coef[f, 1] * normal_total * radius:
-        lim = C.coef[f, 2] * normal_total * radius
+    # Coulomb cone, twist and linear each (module docstring): mu_s for a patch that stuck
+    # when the stage began, mu_d for one that slid; beyond it the accumulated impulse is
+    # scaled back onto the cone
+    mu = C.coef[f, 2] if C.slide[f] else C.coef[f, 1]
+    if abs(c3) > mu * normal_total * radius:
+        lim = mu * normal_total * radius
         c3 = min(max(c3, -lim), lim)
         s1, s2 = _stick_with_twist(k, u1, u2, c3 - o3, s1, s2)
         c1, c2 = o1 + s1, o2 + s2
     mag = np.sqrt(c1 * c1 + c2 * c2)
-    if mag > C.coef[f, 1] * normal_total:
-        scale = C.coef[f, 2] * normal_total / mag
+    if mag > mu * normal_total:
+        scale = mu * normal_total / mag
         c1, c2 = c1 * scale, c2 * scale
     d1, d2, d3 = c1 - o1, c2 - o2, c3 - o3
     if d1 == 0.0 and d2 == 0.0 and d3 == 0.0:

@@ -31,11 +31,16 @@ from numba import njit
 
 from .impulses import ensure_look_ahead, predicted_point, velocity_at
 from .jitopts import NO_REFCOUNT
+from .state import S_GX
 
 STAGE_POSITION, STAGE_VELOCITY, STAGE_COLLISION = 0, 1, 2
 SNAP_EVERY = 4             # cycles between snapshots of the look-ahead in the position loops
 SPLIT_DEPTH = 1e-3         # [m] deeper rows leave their depth to depth_projection.py
 SAME_PATCH_COS = 0.99      # rows with normals closer than this belong to one patch
+TOUCH_GAP = 1e-4           # [m] rows closer than this touch (contacts.collide takes them at t)
+TINY = 1e-12
+SLIDE_SPEED = 1e-3         # [m/s] a patch sliding faster when a stage begins has the dynamic
+                           # friction cone in that stage, else the static one
 
 
 @njit(cache=True, inline='always')
@@ -137,16 +142,143 @@ def find_patches(C):
 
 
 
+@njit(cache=True, inline='always')
+def _counts(B, C, c, stage, h, gx, gy, gz):
+    """Does row c act in this stage (so its point belongs to the patch's friction)? The
+    collision stage: its colliding rows; the position stage: rows whose gap can close
+    within the step (g(t) = -depth + u_n t + a_n t^2/2 comes within TOUCH_GAP on [0, h];
+    speculative rows further off would otherwise pull the patch's centre and its twist
+    radius towards points that never touch); the velocity correction: rows that took
+    impulse in the position stage."""
+    if stage == STAGE_COLLISION:
+        return C.flag[c] != 0
+    if stage == STAGE_VELOCITY:
+        return C.acc_n[c] > 0.0
+    gap = -C.depth[c]
+    if gap <= TOUCH_GAP:
+        return True
+    n = C.normal[c]
+    ux, uy, uz = relative_velocity(B, C, c, C.arm[c, 0], C.arm[c, 1])
+    un = n[0] * ux + n[1] * uy + n[2] * uz
+    an = 0.0
+    for side in range(2):
+        if not B.static[C.body[c, side]]:
+            an += (1.0 if side == 0 else -1.0) * (n[0] * gx + n[1] * gy + n[2] * gz)
+    low = min(gap + un * h + 0.5 * an * h * h, gap)
+    if an > 0.0 and 0.0 < -un / an < h:      # the gap's lowest point inside the step
+        low = min(low, gap - 0.5 * un * un / an)
+    return low <= TOUCH_GAP
+
+
+@njit(cache=True, inline='always')
+def _fan_moment(px, py, qx, qy):
+    """(integral of |x| dA, area) over the triangle (0, p, q) in the plane: with d the
+    distance of the line pq from 0 and s the signed positions of p, q along it from the
+    foot of the perpendicular, integral = d/6 (|q| s_q - |p| s_p + d^2 (asinh(s_q/d) -
+    asinh(s_p/d))), area = d (s_q - s_p) / 2."""
+    ex, ey = qx - px, qy - py
+    le = np.sqrt(ex * ex + ey * ey)
+    if le < TINY:
+        return 0.0, 0.0
+    ex, ey = ex / le, ey / le
+    d = abs(px * ey - py * ex)
+    if d < TINY:
+        return 0.0, 0.0
+    sp = px * ex + py * ey
+    sq = qx * ex + qy * ey
+    lp = np.sqrt(px * px + py * py)
+    lq = np.sqrt(qx * qx + qy * qy)
+    return (d / 6.0 * (lq * sq - lp * sp + d * d * (np.arcsinh(sq / d) - np.arcsinh(sp / d))),
+            0.5 * d * (sq - sp))
+
+
 @njit(cache=True, **NO_REFCOUNT)
-def _patch_geometry(B, C, f, stage):
-    """Centre arms, tangents and R of patch f into C.pgeo[f] / C.prad[f]; returns the rows
-    counted (the collision stage counts only its colliding rows)."""
+def _twist_radius(B, C, f, stage, h, gx, gy, gz, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z):
+    """R of the twist cone |tau| <= mu N R: the mean distance from the centre under a
+    uniform pressure over the patch's face. A cylinder's cap resting on its rim points is
+    its disc: 2 r / 3. Else the face is the convex polygon of the counted points (3 or more
+    not in a line; fan from the centre in angular order, _fan_moment), a line of points
+    half its half-length (two points L apart: L/4), one point 0."""
+    a = C.body[f, 0]
+    k = 0
+    disc = 0.0
+    rmax = 0.0
+    for c in range(f, f + C.pcount[f]):
+        if _counts(B, C, c, stage, h, gx, gy, gz):
+            k += 1
+            if C.face[c] > 0.0:
+                disc += 1.0
+            dx = B.pos[a, 0] + C.arm[c, 0, 0] - cx
+            dy = B.pos[a, 1] + C.arm[c, 0, 1] - cy
+            dz = B.pos[a, 2] + C.arm[c, 0, 2] - cz
+            rmax = max(rmax, np.sqrt(dx * dx + dy * dy + dz * dz))
+    if disc >= 3.0 and disc == k:
+        return 2.0 / 3.0 * _face_of(C, f)
+    if k < 3:
+        return 0.5 * rmax
+    # walk the points in angular order (no scratch: the next larger angle each time)
+    moment = 0.0
+    area = 0.0
+    start = -1
+    a0 = np.inf
+    for c in range(f, f + C.pcount[f]):
+        if _counts(B, C, c, stage, h, gx, gy, gz):
+            ang = _angle(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
+            if ang < a0:
+                a0, start = ang, c
+    cur, acur = start, a0
+    for _ in range(k):
+        nxt, anext = start, np.inf
+        for c in range(f, f + C.pcount[f]):
+            if c != cur and _counts(B, C, c, stage, h, gx, gy, gz):
+                ang = _angle(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
+                if acur < ang < anext:
+                    nxt, anext = c, ang
+        px, py = _plane_xy(B, C, a, cur, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
+        qx, qy = _plane_xy(B, C, a, nxt, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
+        m, ar = _fan_moment(px, py, qx, qy)
+        moment += m
+        area += ar
+        if nxt == start:
+            break
+        cur, acur = nxt, anext
+    if area <= TINY * rmax * rmax or area <= 0.0:
+        return 0.5 * rmax
+    return moment / area
+
+
+@njit(cache=True, inline='always')
+def _face_of(C, f):
+    r = 0.0
+    for c in range(f, f + C.pcount[f]):
+        r = max(r, C.face[c])
+    return r
+
+
+@njit(cache=True, inline='always')
+def _plane_xy(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z):
+    dx = B.pos[a, 0] + C.arm[c, 0, 0] - cx
+    dy = B.pos[a, 1] + C.arm[c, 0, 1] - cy
+    dz = B.pos[a, 2] + C.arm[c, 0, 2] - cz
+    return dx * t1x + dy * t1y + dz * t1z, dx * t2x + dy * t2y + dz * t2z
+
+
+@njit(cache=True, inline='always')
+def _angle(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z):
+    x, y = _plane_xy(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
+    return np.arctan2(y, x)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _patch_geometry(B, C, f, stage, h, gx, gy, gz):
+    """Centre arms, tangents and R of patch f into C.pgeo[f] / C.prad[f] from the rows
+    that act in this stage (_counts); returns how many."""
     a, b = C.body[f, 0], C.body[f, 1]
     g = C.pgeo[f]
     cx = cy = cz = 0.0
     count = 0
     for c in range(f, f + C.pcount[f]):
-        if stage == STAGE_COLLISION and C.flag[c] == 0:
+        if not _counts(B, C, c, stage, h, gx, gy, gz):
             continue
         count += 1
         cx += 0.5 * (B.pos[a, 0] + C.arm[c, 0, 0] + B.pos[b, 0] + C.arm[c, 1, 0])
@@ -156,27 +288,38 @@ def _patch_geometry(B, C, f, stage):
         C.prad[f] = 0.0
         return 0
     cx, cy, cz = cx / count, cy / count, cz / count
-    radius = 0.0
-    for c in range(f, f + C.pcount[f]):
-        if stage == STAGE_COLLISION and C.flag[c] == 0:
-            continue
-        dx = B.pos[a, 0] + C.arm[c, 0, 0] - cx
-        dy = B.pos[a, 1] + C.arm[c, 0, 1] - cy
-        dz = B.pos[a, 2] + C.arm[c, 0, 2] - cz
-        radius += np.sqrt(dx * dx + dy * dy + dz * dz)
-    C.prad[f] = radius / count
+    t1x, t1y, t1z, t2x, t2y, t2z = tangents(C.normal[f, 0], C.normal[f, 1], C.normal[f, 2])
+    C.prad[f] = _twist_radius(B, C, f, stage, h, gx, gy, gz, cx, cy, cz, t1x, t1y, t1z,
+                              t2x, t2y, t2z)
     g[0, 0], g[0, 1], g[0, 2] = cx - B.pos[a, 0], cy - B.pos[a, 1], cz - B.pos[a, 2]
     g[1, 0], g[1, 1], g[1, 2] = cx - B.pos[b, 0], cy - B.pos[b, 1], cz - B.pos[b, 2]
-    t1x, t1y, t1z, t2x, t2y, t2z = tangents(C.normal[f, 0], C.normal[f, 1], C.normal[f, 2])
     g[2, 0], g[2, 1], g[2, 2] = t1x, t1y, t1z
     g[3, 0], g[3, 1], g[3, 2] = t2x, t2y, t2z
     return count
 
 
+@njit(cache=True, inline='always')
+def _slip_speed(B, C, f):
+    """Patch f's relative sliding speed now: the tangential relative velocity at its centre,
+    and its relative spin about n times R."""
+    g = C.pgeo[f]
+    n = C.normal[f]
+    ux, uy, uz = relative_velocity(B, C, f, g[0], g[1])
+    un = n[0] * ux + n[1] * uy + n[2] * uz
+    tx, ty, tz = ux - un * n[0], uy - un * n[1], uz - un * n[2]
+    a, b = C.body[f, 0], C.body[f, 1]
+    spin = 0.0
+    for i in range(3):
+        spin += n[i] * ((0.0 if B.static[a] else B.omega[a, i])
+                        - (0.0 if B.static[b] else B.omega[b, i]))
+    return max(np.sqrt(tx * tx + ty * ty + tz * tz), abs(spin) * C.prad[f])
+
+
 @njit(cache=True, **NO_REFCOUNT)
-def prepare_rows(B, C, stage, shock):
-    """knn of every row and geometry and K of every patch for this stage, at the current
-    arms (contacts.prepare); the shock variant too where shock is True."""
+def prepare_rows(B, C, stage, shock, h, settings):
+    """knn of every row and geometry and K of every patch for this stage (step h), at the
+    current arms (contacts.prepare); the shock variant too where shock is True."""
+    gx, gy, gz = settings[S_GX], settings[S_GX + 1], settings[S_GX + 2]
     for c in range(C.body.shape[0]):
         C.knn[c, 0] = _row_knn(B, C, c, False)
         C.knn[c, 1] = _row_knn(B, C, c, True) if shock else C.knn[c, 0]
@@ -184,9 +327,11 @@ def prepare_rows(B, C, stage, shock):
                                                    or C.free[C.body[c, 1]])
         if C.first[c] != c:
             continue
-        C.prows[c] = _patch_geometry(B, C, c, stage)
+        C.prows[c] = _patch_geometry(B, C, c, stage, h, gx, gy, gz)
         if C.prows[c] == 0:
             continue
+        if stage != STAGE_VELOCITY:    # the correction at t + h keeps the step's state
+            C.slide[c] = _slip_speed(B, C, c) > SLIDE_SPEED
         _patch_k(B, C, c, False, C.pk[c, 0])
         if shock:
             _patch_k(B, C, c, True, C.pk[c, 1])
@@ -220,6 +365,32 @@ def relative_velocity(B, C, c, ra, rb):
     return ua[0] - ub[0], ua[1] - ub[1], ua[2] - ub[2]
 
 
+@njit(cache=True, inline='always')
+def _surface_point(B, C, c, side, h):
+    """Row c's contact point on its body `side` (0: A, 1: B) at t + h, for the look-ahead
+    (the cache must be fresh). A point of a face, edge or corner is fixed in the body. On a
+    curved surface (C.radius rho > 0) the contact point is not: it stays where the surface
+    faces the other body while the body turns. Its centre of curvature k = r + s rho n
+    (s = +1 for A, -1 for B; the sphere's centre, the capsule's segment point, the
+    cylinder's axis point) moves with the body; the point stays at -s rho n from it, and
+    turning adds the material points' mean sweep past it, h w x (-s rho n), so a ball
+    rolling without slip predicts no slip and no lift-off, however far it turns."""
+    b = C.body[c, side]
+    rho = C.radius[c, side]
+    r = C.arm[c, side]
+    if rho == 0.0:
+        return predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, r[0], r[1], r[2])
+    s = 1.0 if side == 0 else -1.0
+    n = C.normal[c]
+    ox, oy, oz = -s * rho * n[0], -s * rho * n[1], -s * rho * n[2]   # surface point - k
+    kx, ky, kz = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, r[0] - ox,
+                                 r[1] - oy, r[2] - oz)
+    w = B.omega[b]
+    return (kx + ox + h * (w[1] * oz - w[2] * oy),
+            ky + oy + h * (w[2] * ox - w[0] * oz),
+            kz + oz + h * (w[0] * oy - w[1] * ox))
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
     """Exact look-ahead of every row and patch (module docstring: g0, un0, pd0, pu0).
@@ -233,10 +404,8 @@ def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
             ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
                               B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,
                               B.pred_rot, h, order, gravity, scratch_a, scratch_x)
-        pa = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, a, C.arm[c, 0, 0],
-                             C.arm[c, 0, 1], C.arm[c, 0, 2])
-        pb = predicted_point(B.static, B.pos, B.pred_pos, B.pred_rot, b, C.arm[c, 1, 0],
-                             C.arm[c, 1, 1], C.arm[c, 1, 2])
+        pa = _surface_point(B, C, c, 0, h)
+        pb = _surface_point(B, C, c, 1, h)
         dx = pa[0] - C.ref[c, 0, 0] - pb[0] + C.ref[c, 1, 0]
         dy = pa[1] - C.ref[c, 0, 1] - pb[1] + C.ref[c, 1, 1]
         dz = pa[2] - C.ref[c, 0, 2] - pb[2] + C.ref[c, 1, 2]

@@ -18,6 +18,7 @@ from . import depth_projection
 from . import state as S
 from .collision import CollisionDetector, excluded_pair_keys
 from .collision.detector import ALL_GROUPS
+from .collision.shapes import CAPSULE, CYLINDER, SPHERE
 from .contact_rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
@@ -110,6 +111,7 @@ class ContactSystem:
                                      self.shape_local_pos, self.shape_local_rot,
                                      self.hull_vertex, self.shape_hull_start,
                                      self.shape_hull_count)
+        self._curved = bool(np.isin(self.shape_kind, (SPHERE, CAPSULE, CYLINDER)).any())
         self._filter_sig = None
         self._prev = None          # shape rows changed: nothing to match against
         self._pending = None
@@ -176,6 +178,13 @@ class ContactSystem:
             C.anchor[:, 1] = cs.point_b
             C.normal[:] = cs.normal
             C.depth[:] = cs.depth
+            if self._curved:   # curved sides keep their centre of curvature as anchor
+                rho, C.face[:] = self._curvature(cs)
+                C.radius[:] = rho
+                for side, body, sgn in ((0, ba, 1.0), (1, bb, -1.0)):
+                    if rho[:, side].any():   # k = point + s rho n, in the body frame
+                        C.anchor[:, side] += sgn * rho[:, side, None] * np.einsum(
+                            "cji,cj->ci", B.rot[body], cs.normal)
             if not (same_pairs and self._coef_ok):   # materials of the pairs (module doc)
                 C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
                 C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
@@ -189,6 +198,36 @@ class ContactSystem:
         self.C = C
         return C, time.perf_counter() - t0
 
+    def _curvature(self, cs):
+        """(c, 2) curvature radius of each side at its contact point (Contacts.radius): a
+        sphere's or capsule's radius (their contact points are at -s r n from the centre or
+        the segment), a cylinder's where the point lies on its side (at -s r n from the
+        axis: lying on a plane or a slope), else 0. s = +1 for A, -1 for B.
+        Also (c,) Contacts.face: a cylinder's radius where the normal is along its axis (a
+        rim point of a cap: contact_rows.py takes a patch of them as the disc)."""
+        B = self.world.B
+        out = np.zeros((len(cs), 2))
+        face = np.zeros(len(cs))
+        for side, shape, point, s in ((0, cs.shape_a, cs.point_a, 1.0),
+                                      (1, cs.shape_b, cs.point_b, -1.0)):
+            kind = self.shape_kind[shape]
+            r = self.shape_size[shape, 0]
+            out[:, side] = np.where((kind == SPHERE) | (kind == CAPSULE), r, 0.0)
+            cyl = np.flatnonzero(kind == CYLINDER)
+            if len(cyl):
+                sh = shape[cyl]
+                body = self.shape_body[sh]
+                rot = B.rot[body]
+                axis = np.einsum("cij,cj->ci", rot, self.shape_local_rot[sh][:, :, 1])
+                off = np.einsum("cij,cj->ci", rot, point[cyl] - self.shape_local_pos[sh])
+                off -= np.einsum("ci,ci->c", off, axis)[:, None] * axis   # from the axis
+                on_side = np.linalg.norm(off + s * r[cyl, None] * cs.normal[cyl], axis=1) \
+                    < 1e-3 * r[cyl]
+                out[cyl, side] = np.where(on_side, r[cyl], 0.0)
+                cap = np.abs(np.einsum("ci,ci->c", axis, cs.normal[cyl])) > 0.99
+                face[cyl] = np.where(cap, r[cyl], face[cyl])
+        return out, face
+
     def _rows_for(self, n, nb):
         """The Contacts of this step: last step's arrays again when the row and body counts
         are the same (every field is filled or derived anew in the step; warm and keep are
@@ -201,7 +240,7 @@ class ContactSystem:
         C.keep[:] = 0.0
         return C
 
-    def project_depth(self, stats):
+    def project_depth(self, stats, h=None):
         """After a step: where it may have left depth (the position stage's own rows end
         deeper than SPLIT_DEPTH, or bodies moved enough to meet with new features), detect
         at the new state and push the deeper rows apart (depth_projection.py); again while a
@@ -221,7 +260,7 @@ class ContactSystem:
         t0 = time.perf_counter()
         w = self.world
         B = w.B
-        h = w.settings.h
+        h = w.settings.h if h is None else h
         group, inv_mass, free = self._groups()
         shift, moved = np.zeros((len(free), 3)), np.zeros(len(free), dtype=np.bool_)
         for _ in range(PROJECTION_ROUNDS):

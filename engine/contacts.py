@@ -39,30 +39,37 @@ import numpy as np
 from numba import njit
 
 from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
-from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, gap_base,
+from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, TOUCH_GAP, gap_base,
                            prepare_rows, relative_velocity)
 from .clock import monotonic_ns
 from .jitopts import NO_REFCOUNT
-from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_REST_SPEED,
-                    S_RESTITUTION_LAW, T_COLLISIONS, WARM_N, WARM_T, WARM_TV, WARM_V, WARM_W,
+from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_GX, S_REST_SPEED,
+                    S_RESTITUTION_LAW, T_CAP_HIT, T_COLLISIONS, WARM_N, WARM_T, WARM_TV, WARM_V, WARM_W,
                     WARM_WV)
 
 TINY = 1e-12
 UNREACHED = 1 << 40
+APPROACH_LEFT = 0.1  # part of a bouncing row's gap left at the first cut (contact_time)
+TOI_MIN = 0.01       # [h] a row closing within this part of the step touches too; the
+                     # shortest sub-step a collision time cuts a step to
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def prepare(B, C):
-    """World arms r = R u at the current time; heavy = static."""
+    """World arms at the current time; heavy = static. The arm of a point fixed in the body
+    is r = R u; on a curved side (C.radius rho > 0) u is the centre of curvature and the
+    contact point stays at -s rho n from it (s = +1 for A, -1 for B; contact_rows.py)."""
     rot, static = B.rot, B.static
     for b in range(static.shape[0]):
         C.heavy[b] = static[b]
     for c in range(C.body.shape[0]):
         for side in range(2):
             b = C.body[c, side]
+            off = (-1.0 if side == 0 else 1.0) * C.radius[c, side]
             for i in range(3):
                 C.arm[c, side, i] = rot[b, i, 0] * C.anchor[c, side, 0] \
-                    + rot[b, i, 1] * C.anchor[c, side, 1] + rot[b, i, 2] * C.anchor[c, side, 2]
+                    + rot[b, i, 1] * C.anchor[c, side, 1] \
+                    + rot[b, i, 2] * C.anchor[c, side, 2] + off * C.normal[c, i]
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -163,77 +170,161 @@ def warm_start(B, C, velocity_stage, scale):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def contact_time(B, C, h, settings):
+    """Schmitt sec. 11's collision time: the earliest time in (0, h) at which a row that is
+    apart now (gap > TOUCH_GAP) closes fast enough to bounce (e > 0, approach speed at the
+    moment of contact above restitution_threshold), on the ballistic path of its gap
+        g(t) = g + u_n t + a_n t^2 / 2,  g = -depth, u_n = n.(u_A - u_B), a_n = n.(g_A - g_B)
+    (g_X gravity for a moving body, 0 for a static one; the arms' turning over the sub-step
+    is left out: the next detection finds what it changes, and the step is cut again).
+    The step is cut (solvers/iterative.py) where the predicted gap is TOUCH_GAP / 2, or
+    where a tenth of it is left if that is more (APPROACH_LEFT): the next sub-step predicts
+    the rest again and is cut once more, and the one after starts with the row touching,
+    so the bounce happens at the moment of contact. A path that is not ballistic (a
+    pendulum's, turned by its joint within the step) arrives earlier than predicted, and a
+    row the loop had to push before the cut would lose its bounce in the velocity
+    correction; over the last tenth the error is a hundredth. Returns h where no row
+    bounces within h."""
+    thr = settings[S_REST_SPEED]
+    gx, gy, gz = settings[S_GX], settings[S_GX + 1], settings[S_GX + 2]
+    best = h
+    for c in range(C.body.shape[0]):
+        gap = -C.depth[c]
+        if gap <= TOUCH_GAP or C.coef[c, 0] <= 0.0:
+            continue
+        un = _normal_velocity(B, C, c)
+        an = 0.0
+        for side in range(2):
+            if not B.static[C.body[c, side]]:
+                sgn = 1.0 if side == 0 else -1.0
+                an += sgn * (C.normal[c, 0] * gx + C.normal[c, 1] * gy + C.normal[c, 2] * gz)
+        t = _first_root(0.5 * an, un, gap - 0.5 * TOUCH_GAP)
+        if 0.0 < t < best and -(un + an * t) > thr:
+            # cut where a tenth of the gap is left: the next sub-step predicts the rest
+            # over a tenth of the time, a hundredth of the path's error
+            left = max(0.5 * TOUCH_GAP, APPROACH_LEFT * gap)
+            best = min(t, _first_root(0.5 * an, un, gap - left))
+    return best
+
+
+@njit(cache=True, inline='always')
+def _first_root(a, b, c):
+    """The smallest positive root of a t^2 + b t + c = 0 (inf if none)."""
+    if a == 0.0:
+        return -c / b if b < 0.0 else np.inf
+    disc = b * b - 4.0 * a * c
+    if disc < 0.0:
+        return np.inf
+    q = -0.5 * (b + np.sqrt(disc)) if b >= 0.0 else -0.5 * (b - np.sqrt(disc))
+    t1 = q / a
+    t2 = c / q if q != 0.0 else np.inf
+    lo, hi = min(t1, t2), max(t1, t2)
+    if lo > 0.0:
+        return lo
+    return hi if hi > 0.0 else np.inf
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def collide(B, C, h, settings, stats, target, shock):
     """(a) Velocity-level collisions at t; target (c,) scratch for u_n*. Leaves the rows
-    prepared for the position stage (shock: with the shock variant)."""
+    prepared for the position stage (shock: with the shock variant).
+    A row collides when it approaches (u_n < -eps_vel) and touches: its gap is below
+    TOUCH_GAP, or closes within TOI_MIN h. Rows that are still apart are left to the
+    position loop (a speculative contact: it lets them close exactly to contact by t + h);
+    those that would bounce have cut the step at their collision time (contact_time).
+    Rounds (Guendelman et al. 2003): after a round's sweeps, touching rows that now
+    approach (a Newton's cradle: the next pair along the chain) collide in the next round
+    with their own restitution target; earlier rounds' rows are not visited again, so an
+    elastic chain hands the striker's speed on ball by ball. Each row collides once a
+    step; more than 4 contact_sweeps rounds count as a cap hit (T_CAP_HIT)."""
     nc = C.body.shape[0]
     thr = settings[S_REST_SPEED]
     eps = settings[S_EPS_VEL]
     poisson = int(settings[S_RESTITUTION_LAW]) == RESTITUTION_POISSON
+    lead = TOI_MIN * h
+    max_rounds = 4 * int(settings[S_CONTACT_SWEEPS])
+    for c in range(nc):   # the collision rounds accumulate on their own (save: scratch)
+        C.flag[c] = 0
+        C.save[c, 0] = C.acc_n[c]
+        C.acc_n[c] = 0.0
+        C.save[c, 5] = C.acc_w[c, 0]
+        C.acc_w[c, 0] = 0.0
+        for i in range(3):
+            C.save[c, 1 + i] = C.acc_t[c, i]
+            C.acc_t[c, i] = 0.0
     count = 0
-    for c in range(nc):
-        un = _normal_velocity(B, C, c)
-        # approaching, and the gap -depth closes within the step
-        if un < -eps and -C.depth[c] + un * h < 0.0:
-            fast = -un > thr
-            C.flag[c] = 2 if (fast and poisson) else 1
-            count += 1
-            e = C.coef[c, 0] if fast else 0.0
-            target[c] = 0.0 if poisson else -e * un
-        else:
-            C.flag[c] = 0
-    stats[T_COLLISIONS] += count
-    if count > 0:
-        prepare_rows(B, C, STAGE_COLLISION, False)
-        _collide_flagged(B, C, settings, target, eps, poisson)
-    prepare_rows(B, C, STAGE_POSITION, shock)
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def _collide_flagged(B, C, settings, target, eps, poisson):
-    """The collision pass over the flagged rows (rows prepared for the collision stage)."""
-    nc = C.body.shape[0]
-    for c in range(nc):   # the pass accumulates on its own (save: scratch here)
-        if C.flag[c] != 0:
-            C.save[c, 0] = C.acc_n[c]
-            C.acc_n[c] = 0.0
-            C.save[c, 5] = C.acc_w[c, 0]
-            C.acc_w[c, 0] = 0.0
-            for i in range(3):
-                C.save[c, 1 + i] = C.acc_t[c, i]
-                C.acc_t[c, i] = 0.0
-    _collision_sweeps(B, C, settings, target, eps)
-    if poisson:   # restitution impulse e I_n after the compression phase, then friction
-        for c in range(nc):
-            p = C.coef[c, 0] * C.acc_n[c]
-            if C.flag[c] == 2 and p > 0.0:
-                C.acc_n[c] += p
-                _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1],
-                      p * C.normal[c, 2])
+    rnd = 0
+    while True:
+        new = 0
         for c in range(nc):
             if C.flag[c] != 0:
-                target[c] = max(_normal_velocity(B, C, c), 0.0)
-        _collision_sweeps(B, C, settings, target, eps)
+                continue
+            un = _normal_velocity(B, C, c)
+            if un < -eps and -C.depth[c] + un * lead < TOUCH_GAP:
+                fast = -un > thr
+                C.flag[c] = 2 * rnd + (2 if (fast and poisson) else 1)
+                e = C.coef[c, 0] if fast else 0.0
+                target[c] = 0.0 if poisson else -e * un
+                new += 1
+        if new == 0:
+            break
+        if rnd == max_rounds:
+            for c in range(nc):        # not taken this step: left to the position loop
+                if C.flag[c] != 0 and (C.flag[c] - 1) // 2 == rnd:
+                    C.flag[c] = 0
+            stats[T_CAP_HIT] += 1
+            break
+        count += new
+        prepare_rows(B, C, STAGE_COLLISION, False, h, settings)
+        _collide_round(B, C, settings, target, eps, poisson, rnd)
+        rnd += 1
     # the collision impulses stay: the position stage starts its own accumulation
     for c in range(nc):
         if C.flag[c] != 0:
             C.acc_c[c] += C.acc_n[c]
-            C.acc_n[c] = C.save[c, 0]
-            C.acc_w[c, 0] = C.save[c, 5]
-            for i in range(3):
-                C.acc_t[c, i] = C.save[c, 1 + i]
+        C.acc_n[c] = C.save[c, 0]
+        C.acc_w[c, 0] = C.save[c, 5]
+        for i in range(3):
+            C.acc_t[c, i] = C.save[c, 1 + i]
+    stats[T_COLLISIONS] += count
+    prepare_rows(B, C, STAGE_POSITION, shock, h, settings)
+
+
+@njit(cache=True, inline='always')
+def _in_round(C, c, rnd):
+    return C.flag[c] != 0 and (C.flag[c] - 1) // 2 == rnd
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _collision_sweeps(B, C, settings, target, eps):
-    """Gauss-Seidel over the colliding contacts towards u_n >= u_n* (no pull), patch friction
-    after each patch's last row."""
+def _collide_round(B, C, settings, target, eps, poisson, rnd):
+    """The collision sweeps over the rows of round rnd (rows prepared for the collision
+    stage). Poisson's law: the compression sweeps first (target 0), then the restitution
+    impulse e I_n of each row, then sweeps towards u_n >= 0 again with friction."""
+    nc = C.body.shape[0]
+    _collision_sweeps(B, C, settings, target, eps, rnd)
+    if poisson:
+        for c in range(nc):
+            p = C.coef[c, 0] * C.acc_n[c]
+            if _in_round(C, c, rnd) and C.flag[c] % 2 == 0 and p > 0.0:
+                C.acc_n[c] += p
+                _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1],
+                      p * C.normal[c, 2])
+        for c in range(nc):
+            if _in_round(C, c, rnd):
+                target[c] = max(_normal_velocity(B, C, c), 0.0)
+        _collision_sweeps(B, C, settings, target, eps, rnd)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _collision_sweeps(B, C, settings, target, eps, rnd):
+    """Gauss-Seidel over the colliding contacts of round rnd towards u_n >= u_n* (no pull),
+    patch friction after each patch's last row (on the normal impulse of all rounds)."""
     sweeps = int(settings[S_CONTACT_SWEEPS])
     for _ in range(sweeps):
         worst = 0.0
         for i in range(C.order.shape[0]):
             c = C.order[i]
-            if C.flag[c] != 0:
+            if _in_round(C, c, rnd):
                 knn = C.knn[c, 0]
                 if knn > TINY:
                     p = (target[c] - _normal_velocity(B, C, c)) / knn  # (u_n* - u_n)/(n^T K n)
@@ -321,13 +412,14 @@ def visit_velocity(B, C, i, step, eps, shock):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def layers(B, J, C, cap):
-    """(d) Body layers: 0 for static bodies, else 1 + the lowest neighbour through a contact
-    (relaxation, at most cap + 1 passes); contact layer = the higher of its bodies'.
+def layers(B, J, C):
+    """(d) Body layers of this step's contact graph: 0 for static bodies, else 1 + the lowest
+    neighbour through a contact (relaxed until nothing changes: at most one pass per body,
+    so no height is cut off); contact layer = the higher of its bodies'.
     Bodies on a joint are left out (layer UNREACHED): freezing one side of a joint would
     break it, so their contacts are finished by the loop alone. C.free: the bodies neither
     static nor on a joint (the depth projection moves only those).
-    Returns the highest contact layer found (<= cap)."""
+    Returns the highest contact layer reached."""
     bl = C.body_layer
     for b in range(bl.shape[0]):
         bl[b] = 0 if B.static[b] else UNREACHED
@@ -339,7 +431,7 @@ def layers(B, J, C, cap):
             for side in range(2):
                 if J.body[j, side] >= 0:        # -1: the world
                     jointed[J.body[j, side]] = True
-    for _ in range(cap + 1):
+    for _ in range(bl.shape[0] + 1):
         changed = False
         for c in range(C.body.shape[0]):
             a, b = C.body[c, 0], C.body[c, 1]
@@ -360,7 +452,7 @@ def layers(B, J, C, cap):
     for c in range(C.body.shape[0]):
         L = max(bl[C.body[c, 0]], bl[C.body[c, 1]])
         C.layer[c] = L
-        if L <= cap and L > top:
+        if L < UNREACHED and L > top:
             top = L
     return top
 
@@ -468,3 +560,12 @@ def touching(C):
         if C.acc_n[c] + C.acc_v[c] + C.acc_c[c] > 0.0:
             n += 1
     return n
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def total_impulse(C):
+    """Total normal impulse of the step's contacts [N s] (collisions, loop, correction)."""
+    total = 0.0
+    for c in range(C.body.shape[0]):
+        total += C.acc_n[c] + C.acc_v[c] + C.acc_c[c]
+    return total

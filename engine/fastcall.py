@@ -34,6 +34,8 @@ class FastCall:
         return tuple(key)
 
     def __call__(self, *args):
+        if not hasattr(self.dispatcher, "overloads"):   # NUMBA_DISABLE_JIT: a plain function
+            return self.dispatcher(*args)
         key = self._key_of(args)
         if key == self._key:
             return self._entry(*args)

@@ -162,7 +162,7 @@ SETTINGS = {
         "restitution_law": {"enum": ["newton", "poisson"]},
         "restitution_threshold": {"type": "number", "minimum": 0},
         "contact_margin": {"type": "number", "minimum": 0},
-        "shock_passes": {"type": "integer", "minimum": 0},
+        "shock_passes": {"type": "integer", "minimum": -1},
         "contact_sweeps": {"type": "integer", "minimum": 1},
         "contact_tolerance": _pos,
     },

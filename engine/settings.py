@@ -23,7 +23,8 @@ class Settings:
     restitution_law: str = "newton"        # collisions: "newton" (velocity) or "poisson"
     restitution_threshold: float = 0.05    # approach speed [m/s] below which e is taken as 0
     contact_margin: float = 0.01           # detection margin [m]: contacts this far apart
-    shock_passes: int = 16                 # shock propagation: most layers (0 = off)
+    shock_passes: int = -1                 # shock propagation: most layers (-1 = all the
+                                           # contact graph has; 0 = off)
     contact_sweeps: int = 10               # cycles in which contacts keep the loops going;
                                            # sweep cap of the collision and shock passes
     contact_tolerance: float = 1e-5        # contacts: position change [m] that needs a cycle
@@ -49,6 +50,7 @@ class Settings:
         a[S.S_SHOCK_PASSES] = self.shock_passes
         a[S.S_CONTACT_SWEEPS] = self.contact_sweeps
         a[S.S_CONTACT_TOL] = self.contact_tolerance
+        a[S.S_TOI] = 1.0
         return a
 
     def to_dict(self):

@@ -96,6 +96,13 @@ Contacts = namedtuple("Contacts", [
     "kpatch",    # (c,3,3) the patch friction's K through a joint tree (in the patch's first
                  # row, where keff > 0; contact_friction.py)
     "held",      # (2,6) velocities of a contact's bodies before a visit (scratch)
+    "radius",    # (c,2) curvature radius of each side at the contact point: the sphere's,
+                 # capsule's or a cylinder side's radius (the point follows the surface over
+                 # the step, contact_rows.snapshot), 0 for faces, edges and corners
+    "face",      # (c,) a cylinder's radius where the row is a rim point of its cap lying on
+                 # the other body (the patch is its disc: twist radius 2 r / 3), else 0
+    "slide",     # (c,) bool: the patch slid when its stage began (first row; its friction
+                 # cone is mu_d, else mu_s: contact_friction.py)
 ])
 
 # Columns of Contacts.warm: the last step's accumulated impulses of the matched contact.
@@ -105,7 +112,9 @@ WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
     S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_SWEEPS, S_CONTACT_TOL, \
-    S_SIZE = range(21)
+    S_TOI, S_SIZE = range(22)
+# S_TOI: 1 while the step may be cut at a collision time (World.step clears it when the
+# step's sub-steps reach their cap); the kernel writes the length it took into S_H.
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # Statistics of one step, written by the kernels into one float array.
@@ -115,7 +124,12 @@ RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL, \
     T_HALVINGS, T_BUDGET_HIT, T_SOLVE_NS, \
     T_DETECT_NS, T_COLLIDE_NS, T_CONTACT_NS, T_COLLISIONS, T_CONTACTS, T_LAYERS, \
-    T_END_DEPTH, T_DEPTH, T_PROJECT_NS, T_SIZE = range(20)
+    T_END_DEPTH, T_DEPTH, T_PROJECT_NS, T_CAP_HIT, T_ROWS, T_TOI_EVENTS, T_CONTACT_IMPULSE, \
+    T_SIZE = range(24)
+# T_CAP_HIT: loops or passes of the step's contact stages that stopped on a cap instead of
+# their tolerance (shock layers, collision rounds, collision-time events); T_ROWS: contact
+# rows of the step; T_TOI_EVENTS: sub-steps the step was split into at collision times
+# (World.step); T_CONTACT_IMPULSE: total normal contact impulse of the step [N s].
 
 
 def empty_bodies(n, order):
@@ -160,4 +174,5 @@ def empty_contacts(c, n):
         save=np.zeros((c, 6)), keep=np.zeros((c, WARM_SIZE)), knn=np.zeros((c, 2)), split=np.zeros(c, dtype=np.bool_), prows=np.zeros(c, dtype=np.int64),
         pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),
         un0=np.zeros(c), pd0=np.zeros((c, 3)), pu0=np.zeros((c, 3)),
-        keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)))
+        keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)),
+        radius=np.zeros((c, 2)), face=np.zeros(c), slide=np.zeros(c, dtype=np.bool_))

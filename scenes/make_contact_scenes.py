@@ -1,9 +1,11 @@
 """Writes the contact scenes (rod_table, four_balls, box_stack, pyramid, funnel_1000,
-wall_car, hexapod, chain_drape) next to this file:
-python scenes/make_contact_scenes.py"""
+wall_car, hexapod, chain_drape; issue 16's newtons_cradle, bouncing_balls, rolling_bodies,
+tall_tower, spinning_top) next to this file:
+python scenes/make_contact_scenes.py [NAME ...]   (default: all)"""
 import json
 import math
 import os
+import sys
 
 import numpy as np
 
@@ -254,12 +256,188 @@ def chain_drape():
                  camera={"eye": [0.8, 1.0, 2.4], "target": [0.0, 0.2, 0.0], "fov_deg": 45})
 
 
+# ---- issue 16: scenes whose behaviour has an analytic figure, at the viewer's h = 1/60 ----
+
+def _mass_properties(spec):
+    """(mass, principal moments, centre of mass in the body frame, principal frame) of a body
+    spec, as the engine computes them."""
+    if os.path.dirname(HERE) not in sys.path:
+        sys.path.insert(0, os.path.dirname(HERE))
+    from engine.bodies import body_model
+    m = body_model(spec)
+    return m.mass, m.inertia, m.com, m.frame
+
+
+def newtons_cradle():
+    """Five touching steel balls on hinges; the first is pulled out 30 degrees."""
+    r, length, n, angle, top = 0.05, 0.5, 5, math.radians(30.0), 1.0
+    steel = {"restitution": 1.0, "static_friction": 0.0, "dynamic_friction": 0.0}
+    bar = box("bar", [0.0, top + 0.02, 0.0], [0.7, 0.04, 0.04], fixed=True,
+              color=(0.35, 0.35, 0.4))
+    balls, joints = [], []
+    for i in range(n):
+        x = (i - (n - 1) / 2) * 2 * r            # neighbours touch: centres 2 r apart
+        pos = [x, top - length, 0.0]
+        if i == 0:
+            pos = [x - length * math.sin(angle), top - length * math.cos(angle), 0.0]
+        balls.append({"name": f"ball{i + 1}", "shape": {"type": "sphere", "radius": r},
+                      "density": 7800.0, "position": pos, "material": dict(steel),
+                      "color": [0.75, 0.77, 0.8]})
+        joints.append({"name": f"string{i + 1}", "type": "hinge",
+                       "bodies": ["bar", f"ball{i + 1}"], "anchor": [x, top, 0.0],
+                       "axis": [0.0, 0.0, 1.0]})
+    drop = length * (1 - math.cos(angle))
+    mass = 7800.0 * 4.0 / 3.0 * math.pi * r ** 3
+    v_hit = math.sqrt(2 * G * drop / (1 + 0.4 * r * r / length ** 2))  # m g drop = I w^2/2
+    return scene("Newton's cradle",
+                 f"Five steel balls (r = {r} m, {mass:.2f} kg, restitution 1, no friction) "
+                 f"hang on hinges {length} m below a bar, neighbours touching; the first is "
+                 f"pulled out 30 degrees and released. It strikes at v = {v_hit:.3f} m/s "
+                 f"(sqrt(2 g L (1 - cos 30)) = {math.sqrt(2 * G * drop):.3f} m/s less 0.2 % "
+                 f"for the ball's own turning on its hinge; t = 0.36 s); then the last ball "
+                 f"leaves at the same speed and swings out to the striker's height, "
+                 f"{drop:.3f} m above its rest position (30 degrees), while the three middle "
+                 f"balls stay still; then the exchange repeats backwards. h = 1/60.",
+                 [bar] + balls, joints,
+                 camera={"eye": [0.0, 0.75, 1.6], "target": [0.0, 0.6, 0.0], "fov_deg": 45})
+
+
+BOUNCE_E = (0.3, 0.6, 0.8, 0.95)
+
+
+def bouncing_balls():
+    """Four balls of different restitution dropped from 1 m (lowest point) on the ground."""
+    r, drop = 0.1, 1.0
+    balls = []
+    for i, e in enumerate(BOUNCE_E):
+        balls.append({"name": f"ball_e{e:g}", "shape": {"type": "sphere", "radius": r},
+                      "mass": 1.0, "position": [(i - 1.5) * 0.5, drop + r, 0.0],
+                      "material": {"restitution": e, "static_friction": 0.5,
+                                   "dynamic_friction": 0.5},
+                      "color": [0.9 - 0.2 * i, 0.3 + 0.15 * i, 0.25 + 0.2 * i]})
+    table = "; ".join(f"e = {e:g}: " + ", ".join(f"{drop * e ** (2 * k):.3g}" for k in (1, 2, 3))
+                      for e in BOUNCE_E)
+    return scene("Bouncing balls",
+                 f"Four balls (r = {r} m, 1 kg) with restitution e = 0.3, 0.6, 0.8 and 0.95 "
+                 f"are dropped from {drop:g} m (their lowest point) onto the ground (e = 0; a "
+                 f"pair bounces with the larger e). Newton's law u+ = -e u- makes the k-th "
+                 f"bounce climb to e^(2k) m; apex heights of bounces 1, 2, 3 in m: {table}. "
+                 f"The first impact is at t = {math.sqrt(2 * drop / G):.3f} s. h = 1/60.",
+                 balls,
+                 camera={"eye": [0.0, 0.9, 3.6], "target": [0.0, 0.55, 0.0], "fov_deg": 45})
+
+
+def rolling_bodies():
+    """A sphere, a capsule and a cylinder (both on their side) roll down a 20 degree slope."""
+    theta, mu, r, rho = math.radians(20.0), 0.8, 0.1, 1000.0
+    half = np.array([1.5, 0.1, 1.0])                 # the slope: a static box turned by theta
+    centre = np.array([0.0, 1.0, 0.0])
+    q = quat_axis([0, 0, 1], -theta)                 # local x -> downhill, local y -> normal
+    down = np.array([math.cos(theta), -math.sin(theta), 0.0])
+    normal = np.array([math.sin(theta), math.cos(theta), 0.0])
+    slope = box("slope", centre, 2 * half, fixed=True, mu=mu, quat=q, color=(0.5, 0.6, 0.5))
+    mat = {"static_friction": mu, "dynamic_friction": mu, "restitution": 0.0}
+    side = quat_axis([1, 0, 0], math.pi / 2)         # the shape's axis (local y) -> world z
+    specs = [("sphere", {"type": "sphere", "radius": r}, None, -0.7),
+             ("capsule", {"type": "capsule", "radius": r, "length": 0.3}, side, 0.0),
+             ("cylinder", {"type": "cylinder", "radius": r, "height": 0.3}, side, 0.7)]
+    bodies, parts = [slope], []
+    for k, (name, shape, orient, z) in enumerate(specs):
+        pos = centre + half[1] * normal - 1.1 * down + r * normal + [0.0, 0.0, z]
+        b = {"name": name, "shape": shape, "density": rho, "position": [float(x) for x in pos],
+             "material": dict(mat), "color": [[0.85, 0.3, 0.25], [0.3, 0.5, 0.85],
+                                              [0.9, 0.7, 0.2]][k]}
+        if orient is not None:
+            b["orientation"] = orient
+        bodies.append(b)
+        m, inertia, _, _ = _mass_properties(b)
+        k_rot = inertia[1] / (m * r * r)             # about the shape's axis (sphere: any)
+        parts.append(f"{name} {1 / (1 + k_rot):.3f} g sin(theta) = "
+                     f"{G * math.sin(theta) / (1 + k_rot):.3f} m/s^2"
+                     + (f" (I/(m r^2) = {k_rot:.3f})" if name == "capsule" else ""))
+    return scene("Rolling bodies",
+                 f"A sphere, a capsule lying across the slope and a cylinder on its side "
+                 f"(r = {r} m, 1000 kg/m^3, mu = {mu:g}) are released at rest on a fixed "
+                 f"20 degree slope. They roll without slipping (needed mu = tan(theta) k/(1+k) "
+                 f"<= 0.13) at a = g sin(theta)/(1 + I/(m r^2)): " + "; ".join(parts)
+                 + ". So the sphere leads, the cylinder is last, the capsule in between; "
+                 "the slip |v - omega r|/v stays 0. h = 1/60.", bodies,
+                 camera={"eye": [0.3, 1.6, 3.8], "target": [0.2, 0.7, 0.0], "fov_deg": 45})
+
+
+def tall_tower():
+    """20 cubes of 0.5 m, each turned a few degrees about the vertical and shifted by mm."""
+    s, n = 0.5, 20
+    cubes = []
+    for i in range(n):
+        angle = math.radians((2 + i % 3) * (1 if i % 2 == 0 else -1))
+        shift = 0.003 * np.array([math.cos(2.4 * i), 0.0, math.sin(2.4 * i)])
+        cubes.append(box(f"cube{i}", [shift[0], s / 2 + s * i, shift[2]], [s] * 3, mass=1.0,
+                         mu=0.5, quat=quat_axis([0, 1, 0], angle),
+                         color=(0.8, 0.3 + 0.025 * i, 0.2 + 0.02 * i)))
+    return scene("Tall tower",
+                 f"{n} cubes of {s} m and 1 kg (mu = 0.5) stacked {n * s:g} m high, each "
+                 "turned 2-4 degrees about the vertical (alternating) and shifted by 3 mm. "
+                 "The tower stands: over 10 s the top cube drifts less than 1 cm (at rest the "
+                 "exact answer is 0). h = 1/60.", cubes,
+                 camera={"eye": [9.0, 6.0, 12.0], "target": [0.0, 4.5, 0.0], "fov_deg": 50})
+
+
+def spinning_top():
+    """A heavy symmetric top on a frictionless tip, spinning about 3x the sleeping-top limit,
+    started in steady precession."""
+    rho, disc_r, disc_h, disc_y, stem_len = 0.005, 0.12, 0.02, 0.06, 0.12
+    theta, omega3 = math.radians(15.0), 60.0
+    shapes = [{"type": "cylinder", "radius": disc_r, "height": disc_h,
+               "position": [0.0, disc_y, 0.0]},
+              {"type": "capsule", "radius": rho, "length": stem_len,
+               "position": [0.0, stem_len / 2, 0.0]}]   # its lower end is the tip (origin)
+    spec = {"name": "top", "shapes": shapes, "density": 7800.0}
+    m, inertia, com, _ = _mass_properties(spec)
+    i1, i3, ell = float(inertia[0]), float(inertia[1]), float(com[1])
+    axis = np.array([math.sin(theta), math.cos(theta), 0.0])   # tilted towards +x
+    up = np.array([0.0, 1.0, 0.0])
+    # steady precession about the vertical through the centre of mass (a frictionless tip
+    # takes no horizontal force): I1 cos(theta) W^2 - I3 w3 W + m g l = 0, slow root
+    c = i1 * math.cos(theta)
+    prec = (i3 * omega3 - math.sqrt((i3 * omega3) ** 2 - 4 * c * m * G * ell)) / (2 * c)
+    prec_fast = m * G * ell / (i3 * omega3)
+    i1_tip = i1 + m * ell ** 2
+    sleep = 2 * math.sqrt(m * G * ell * i1_tip) / i3
+    w = (omega3 - prec * math.cos(theta)) * axis + prec * up   # w . axis = omega3
+    v_tip = -np.cross(w, ell * axis)                           # centre of mass at rest
+    spec.update({"position": [0.0, rho, 0.0], "orientation": quat_axis([0, 0, 1], -theta),
+                 "velocity": [float(x) for x in v_tip],
+                 "angular_velocity": [float(x) for x in w],
+                 "material": {"static_friction": 0.0, "dynamic_friction": 0.0,
+                              "restitution": 0.0},
+                 "color": [0.85, 0.3, 0.3]})
+    d = scene("Spinning top",
+              f"A heavy symmetric top (steel disc r = {disc_r} m on a stem with a rounded tip "
+              f"of {rho * 1000:g} mm; m = {m:.3f} kg, I3 = {i3:.5f}, I1 = {i1:.5f} kg m^2 "
+              f"about its centre of mass, l = {ell:.4f} m from the tip's centre) stands on a "
+              f"frictionless tip, tilted 15 degrees, spinning at w3 = {omega3:g} rad/s (the "
+              f"sleeping-top limit 2 sqrt(m g l I1')/I3 with I1' = I1 + m l^2 is "
+              f"{sleep:.1f} rad/s) and started in steady precession. It precesses about "
+              f"the vertical at the heavy-top rate Omega = m g l/(I3 w3) = {prec_fast:.3f} rad/s ({prec:.3f} rad/s with the I1 "
+              f"term: I1 cos(theta) Omega^2 - I3 w3 Omega + m g l = 0; one turn in "
+              f"{2 * math.pi / prec:.1f} s), keeps its tilt and its spin (no friction), and "
+              f"its centre of mass stays on its vertical line. h = 1/60.",
+              [spec], camera={"eye": [0.0, 0.35, 0.7], "target": [0.0, 0.06, 0.0],
+                              "fov_deg": 45})
+    d["bodies"][0]["material"] = {"static_friction": 0.0, "dynamic_friction": 0.0}
+    return d
+
+
 SCENES = {"rod_table": rod_table, "four_balls": four_balls, "box_stack": box_stack,
           "pyramid": pyramid, "funnel_1000": funnel_1000, "wall_car": wall_car,
-          "hexapod": hexapod, "chain_drape": chain_drape}
+          "hexapod": hexapod, "chain_drape": chain_drape, "newtons_cradle": newtons_cradle,
+          "bouncing_balls": bouncing_balls, "rolling_bodies": rolling_bodies,
+          "tall_tower": tall_tower, "spinning_top": spinning_top}
 
 if __name__ == "__main__":
-    for name, make in SCENES.items():
+    for name in sys.argv[1:] or SCENES:
+        make = SCENES[name]
         with open(os.path.join(HERE, name + ".json"), "w") as f:
             json.dump(make(), f, indent=1)
             f.write("\n")

@@ -11,7 +11,9 @@ sys.path.insert(0, ROOT)
 # contact scenes lose energy in inelastic impacts and friction: tests/test_engine_contacts.py
 # covers them (the hexapod walks on the tree solver with its contacts as rows around it)
 CONTACT_SCENES = {"rod_table.json", "four_balls.json", "box_stack.json", "pyramid.json",
-                  "funnel_1000.json", "wall_car.json", "hexapod.json", "chain_drape.json"}
+                  "funnel_1000.json", "wall_car.json", "hexapod.json", "chain_drape.json",
+                  "newtons_cradle.json", "bouncing_balls.json", "rolling_bodies.json",
+                  "tall_tower.json", "spinning_top.json"}
 
 
 # Scenes made for the tree solver: a chain of holding servos that the Gauss-Seidel rows of

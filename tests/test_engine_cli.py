@@ -22,7 +22,7 @@ def test_sim_json_has_the_promised_keys(scene_path):
     r = impulse("sim", scene_path("pendulum.json"), "--duration", "1", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    for k in KEYS:
+    for k in KEYS + CONTACT_KEYS + ["settings"]:
         assert k in out
     assert out["steps"] == 100 and out["sim_time"] == pytest.approx(1.0)
     assert out["max_position_error"] <= 1e-9
@@ -39,6 +39,78 @@ def test_sim_overrides_and_trajectory(tmp_path, scene_path):
     assert rows[0] == "t body x y z qw qx qy qz vx vy vz wx wy wz".split()
     assert len(rows) == 1 + 11 * 2  # 11 recorded times x 2 dynamic bodies
     assert {r[1] for r in rows[1:]} == {"upper", "lower"}
+
+
+CONTACT_KEYS = ["contact_depth_max", "contact_rows_max", "collisions_max", "shock_layers_max",
+                "cap_steps", "toi_events", "contact_impulse_total"]
+CONTACT_COLUMNS = ["contact_rows", "collisions", "contact_depth", "shock_layers", "cap_hit",
+                   "toi_events", "contact_impulse"]
+
+
+def test_sim_contact_figures_on_the_box_stack(tmp_path, scene_path):
+    """Ten 1 kg boxes at rest for 0.2 s. Without shock propagation the contact rows carry the
+    whole load, and every interface carries the boxes above it: the rows' normal impulse over
+    the run is sum_i m_i g t (number of interfaces at or below box i) = 55 m g t."""
+    traj = tmp_path / "t.csv"
+    r = impulse("sim", scene_path("box_stack.json"), "--duration", "0.2", "--json",
+                "--set", "shock_passes=0", "--trajectory", str(traj), "--contact-columns")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["settings"]["shock_passes"] == 0
+    steps = out["steps"]
+    assert steps == 12
+    assert out["contact_rows_max"] > 0
+    assert 0 <= out["contact_depth_max"] < 5e-3
+    assert out["collisions_max"] >= 0 and out["shock_layers_max"] >= 0
+    assert 0 <= out["cap_steps"] <= steps and out["toi_events"] >= 0
+    with open(scene_path("box_stack.json")) as f:
+        boxes = sorted((b for b in json.load(f)["bodies"] if not b.get("fixed")),
+                       key=lambda b: b["position"][1])
+    load = sum(b["mass"] * (k + 1) for k, b in enumerate(boxes)) * 9.81 * out["sim_time"]
+    assert out["contact_impulse_total"] == pytest.approx(load, rel=0.2)
+
+    rows = list(csv.DictReader(traj.open()))
+    assert list(rows[0]) == "t body x y z qw qx qy qz vx vy vz wx wy wz".split() + CONTACT_COLUMNS
+    assert all(rows[0][c] == "" for c in CONTACT_COLUMNS)          # t = 0: no step yet
+    per_step = [row for row in rows if row["body"] == "box0"][1:]  # one row per step
+    assert len(per_step) == steps
+    col = lambda name: [float(row[name]) for row in per_step]      # noqa: E731
+    assert max(col("contact_rows")) == out["contact_rows_max"]
+    assert max(col("contact_depth")) == pytest.approx(out["contact_depth_max"], rel=1e-9)
+    assert sum(col("cap_hit")) == out["cap_steps"]
+    assert sum(col("contact_impulse")) == pytest.approx(out["contact_impulse_total"], rel=1e-9)
+
+
+def test_sim_set_overrides_the_scene_settings(scene_path):
+    r = impulse("sim", scene_path("pendulum.json"), "--duration", "0.2", "--h", "0.005",
+                "--set", "solver=tree", "--set", "gravity=[0,0,0]", "--set", "shock_passes=32",
+                "--set", "contact_margin=0.002", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["steps"] == 40
+    assert {k: out["settings"][k] for k in ("h", "solver", "gravity", "shock_passes",
+                                            "contact_margin")} == \
+        {"h": 0.005, "solver": "tree", "gravity": [0, 0, 0], "shock_passes": 32,
+         "contact_margin": 0.002}
+    assert out["energy_initial"] == 0 and out["energy_final"] == 0  # no gravity: at rest
+    assert all(out[k] == 0 for k in CONTACT_KEYS)                   # no contacts
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--set", "nonsense=1"], ["--set nonsense=1", "unknown key 'nonsense'"]),
+    (["--set", "h=-1"], ["--set h=-1", "$.settings.h", "greater than 0"]),
+    (["--set", "h=abc"], ["--set h=abc", "$.settings.h", "type number"]),
+    (["--set", "solver=fast"], ["--set solver=fast", "$.settings.solver"]),
+    (["--set", "h"], ["--set", "KEY=VALUE"]),
+    (["--h", "2"], ["--h 2", "$.settings.h", "at most 1"]),
+    (["--contact-columns"], ["--contact-columns", "--trajectory"]),
+])
+def test_bad_settings_exit_2_with_one_line(scene_path, args, words):
+    r = impulse("sim", scene_path("pendulum.json"), "--duration", "0.1", *args)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    for w in words:
+        assert w in r.stderr
 
 
 @pytest.mark.parametrize("content, code, words", [

@@ -191,8 +191,11 @@ def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
 
     Axis u, plane normal n; w = n - (n.u) u is the in-cap direction towards the plane.
     If |w| < 0.1 (caps within ~6 deg of parallel to the plane) the rim points sit at the
-    shape's fixed local +-X, +-Z (stable ids for a standing cylinder); otherwise at the
-    deepest rim direction -w/|w| and its 90 deg turns (2 points when lying flat).
+    shape's fixed local +-X, +-Z (stable ids for a standing cylinder); otherwise only each
+    cap's deepest rim point, in direction -w/|w| (2 points when lying flat: its side line).
+    The other rim points of a tilted or lying cylinder are never nearer the plane; as
+    speculative rows of a fast-rolling cylinder they took the place of a side-line point in
+    the reduction to four, and it tipped over its one remaining point.
     """
     n, p0 = _plane(S, b)
     pa = v3(S.pos, a)
@@ -213,7 +216,7 @@ def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
     m = np.int64(0)
     for cap in range(2):
         cc = madd(pa, u, hh if cap == 0 else -hh)
-        for k in range(4):
+        for k in range(4 if base == 0 else 1):
             if k == 0:
                 d = e1
             elif k == 1:

@@ -34,8 +34,9 @@ from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_M
                      T_BUDGET_HIT,
                      T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
                      T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL,
-                     S_SHOCK_PASSES, S_CONTACT_TOL, S_CONTACT_SWEEPS, T_COLLIDE_NS, T_CONTACT_NS, T_CONTACTS, T_LAYERS,
-                     T_END_DEPTH)
+                     S_SHOCK_PASSES, S_CONTACT_TOL, S_CONTACT_SWEEPS, S_TOI, T_CAP_HIT,
+                     T_COLLIDE_NS, T_CONTACT_IMPULSE, T_CONTACT_NS, T_CONTACTS, T_LAYERS,
+                     T_END_DEPTH, T_ROWS, T_TOI_EVENTS)
 
 from . import GROWING_CYCLES
 
@@ -325,12 +326,26 @@ def step(B, J, Sp, C, settings, stats, W):
     warmed_v = False
     top = 0
     if nc > 0:   # contact graph layers: visit top-down in the loop, shock pass bottom-up
-        top = contacts.layers(B, J, C, max(int(settings[S_SHOCK_PASSES]), 1))
+        top = contacts.layers(B, J, C)
         C.order[:] = np.argsort(-C.layer, kind="mergesort")
         contact_rows.find_patches(C)
+        cap = int(settings[S_SHOCK_PASSES])      # < 0: every layer; 0: off
+        if cap > 0 and top > cap:
+            stats[T_CAP_HIT] += 1
+            top = cap
         stats[T_LAYERS] = top
-        if settings[S_SHOCK_PASSES] <= 0:
+        if cap == 0:
             top = 0
+        stats[T_ROWS] = nc
+        if settings[S_TOI] != 0.0:
+            # Schmitt sec. 11: cut the step just before the first bounce within it; the
+            # next sub-step (World.step) starts with that row touching
+            contacts.prepare(B, C)
+            t_hit = contacts.contact_time(B, C, settings[S_H], settings)
+            if t_hit < settings[S_H]:
+                settings[S_H] = max(t_hit, contacts.TOI_MIN * settings[S_H])
+                stats[T_TOI_EVENTS] = 1
+    h = settings[S_H]
     while done < total:
         units = total >> level
         hs = h * units / total
@@ -342,8 +357,9 @@ def step(B, J, Sp, C, settings, stats, W):
             if done == 0 and not warmed:
                 contacts.begin_step(B, C)
             contacts.collide(B, C, hs, settings, stats, target, top > 0)
-            if not warmed:
-                contacts.warm_start(B, C, False, 1.0)
+            if not warmed:   # the last step's impulses, scaled down to a shorter step
+                h_last = settings[S_H_PREV]
+                contacts.warm_start(B, C, False, min(hs / h_last, 1.0) if h_last > 0 else 1.0)
                 warmed = True
             contacts.save(C)
             stats[T_COLLIDE_NS] += monotonic_ns() - t0
@@ -391,7 +407,7 @@ def step(B, J, Sp, C, settings, stats, W):
         prepare(B, J, scratch_r)
         if nc > 0:
             contacts.prepare(B, C)
-            contact_rows.prepare_rows(B, C, contact_rows.STAGE_VELOCITY, top > 0)
+            contact_rows.prepare_rows(B, C, contact_rows.STAGE_VELOCITY, top > 0, hs, settings)
         if settings[S_VEL_CORR] != 0.0:
             t0 = monotonic_ns()
             if nc > 0 and not warmed_v:
@@ -414,6 +430,7 @@ def step(B, J, Sp, C, settings, stats, W):
     residuals(B, J, stats, scratch_rows)
     stats[T_CONTACT_NS] = t_contact if nc > 0 else 0
     stats[T_CONTACTS] = contacts.touching(C)
+    stats[T_CONTACT_IMPULSE] = contacts.total_impulse(C)
     stats[T_SOLVE_NS] = monotonic_ns() - t_start
 
 

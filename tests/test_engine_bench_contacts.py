@@ -1,0 +1,129 @@
+"""`impulse bench contacts`: the issue-16 scenes (newtons_cradle, bouncing_balls,
+rolling_bodies, tall_tower, spinning_top) load and run, their behaviour figures are computed
+(keys, finite values; the physics itself is asserted elsewhere), the MuJoCo model of a
+contact scene has our bodies, and the bench runs only the scenes asked for."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+from conftest import SCENES
+from engine import bench_contacts as bc
+from engine import state as S
+from engine.benchmarks import format_table
+from engine.scene import load_scene
+
+NEW_SCENES = ["newtons_cradle", "bouncing_balls", "rolling_bodies", "tall_tower",
+              "spinning_top"]
+TIMING_KEYS = {"benchmark", "h", "steps", "ms_step_mean", "ms_step_median", "ms_step_max",
+               "detect_mean", "detect_max", "collide_mean", "collide_max", "contacts_mean",
+               "contacts_max", "project_mean", "depth_max_mm", "max_collisions",
+               "max_contacts", "realtime_x"}
+
+
+@pytest.mark.parametrize("name", NEW_SCENES)
+def test_new_scene_loads_and_runs_a_second(name):
+    path = os.path.join(SCENES, name + ".json")
+    d = json.load(open(path))
+    assert d["name"] and "h = 1/60" in d["description"]
+    assert any(b.get("shape", {}).get("type") == "plane" and b.get("fixed")
+               for b in d["bodies"])
+    w = load_scene(path)
+    assert w.settings.h == pytest.approx(1 / 60)
+    r = w.run(60)
+    assert np.isfinite(w.B.pos).all() and np.isfinite(w.B.vel).all()
+    assert np.isfinite(w.B.omega).all() and np.isfinite(r.energy).all()
+    if w.joint_models:      # newtons_cradle: the hinges hold (a sanity bound on the scene,
+        # not the solver's eps_pos: its precision with contacts is tested with the contacts)
+        assert r.stats[:, S.T_RESIDUAL].max() < 1e-3
+    assert name in bc.scene_names() and name in bc.FIGURES
+
+
+def _check_figure_rows(rows, name, columns):
+    assert rows and all(r["benchmark"] == name for r in rows)
+    for r in rows:
+        assert set(r) == {"benchmark", "figure", "expected", *columns}
+        assert isinstance(r["figure"], str) and math.isfinite(r["expected"])
+
+
+def test_behaviour_figures_of_rolling_bodies_ours_only():
+    timing, rows = bc.behaviour("rolling_bodies", 0.2, mujoco=None)
+    assert set(timing) == TIMING_KEYS and timing["steps"] == 12
+    _check_figure_rows(rows, "rolling_bodies", ["ours"])
+    assert len(rows) == 6                   # acceleration ratio and slip of three bodies
+    assert all(isinstance(r["ours"], float) and math.isfinite(r["ours"]) for r in rows)
+    assert [r["expected"] for r in rows] == [1.0, 0.0] * 3
+
+
+def test_behaviour_figures_side_by_side_with_mujoco():
+    mujoco = pytest.importorskip("mujoco")
+    timing, rows = bc.behaviour("rolling_bodies", 0.2, mujoco=mujoco)
+    assert set(timing) == TIMING_KEYS | {"x_mujoco"} and timing["x_mujoco"] > 0
+    cols = ["ours"] + [c for c, _ in bc.MUJOCO_RUNS]
+    _check_figure_rows(rows, "rolling_bodies", cols)
+    for r in rows:
+        for c in cols:
+            assert isinstance(r[c], float) and math.isfinite(r[c])
+    table = format_table([timing] + rows)
+    timing_table, figure_table = table.split("\n\n")   # two tables
+    assert "ms_step_mean" in timing_table and "figure" not in timing_table
+    assert figure_table.splitlines()[0].split() == ["benchmark", "figure", "expected", *cols]
+
+
+def test_bouncing_ball_apexes_of_an_exact_track():
+    """_apexes on an exact bouncing track sampled at h = 1/60: e^(2k) of the drop height."""
+    g, e, h = 9.81, 0.6, 1 / 60
+    t = np.arange(0, 3.0, h)
+    y, vy = np.zeros_like(t), np.zeros_like(t)
+    t0, v0, y0 = 0.0, 0.0, 1.0              # one flight: y0 + v0 s - g s^2/2 from t0
+    for i, ti in enumerate(t):
+        s = ti - t0
+        yy = y0 + v0 * s - 0.5 * g * s * s
+        if yy < 0:                           # the bounce inside this sample's interval
+            v_hit = math.sqrt(v0 * v0 + 2 * g * y0)
+            s_hit = (v0 + v_hit) / g
+            t0, v0, y0 = t0 + s_hit, e * v_hit, 0.0
+            s = ti - t0
+            yy = v0 * s - 0.5 * g * s * s
+        y[i], vy[i] = yy, v0 - g * s
+    apex = bc._apexes(y, vy, g)
+    assert len(apex) >= 3
+    np.testing.assert_allclose(apex[:3], [e ** 2, e ** 4, e ** 6], rtol=1e-9)
+
+
+def test_mjcf_of_the_cradle_has_our_bodies_joints_and_pairs():
+    mujoco = pytest.importorskip("mujoco")
+    from engine import peers
+    w = load_scene(os.path.join(SCENES, "newtons_cradle.json"))
+    xml, names = peers.mjcf_contacts(w)
+    m = mujoco.MjModel.from_xml_string(xml)
+    assert m.njnt == 5 and all(t == mujoco.mjtJoint.mjJNT_HINGE for t in m.jnt_type)
+    # 10 ball-ball pairs and 5 ball-ground pairs; none with the bar the balls hang from
+    assert m.npair == 15
+    for b, name in names.items():
+        i = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+        assert m.body_mass[i] == pytest.approx(w.models[b].mass)
+        np.testing.assert_allclose(m.body_inertia[i], w.B.inertia[b], rtol=1e-9)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    for b, name in names.items():
+        i = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+        np.testing.assert_allclose(d.xpos[i], w.B.pos[b], atol=1e-12)
+
+
+def test_contacts_bench_runs_only_the_chosen_scenes(monkeypatch):
+    monkeypatch.setattr(bc, "FIGURE_CASES", [("rolling_bodies", 0.1)] + [
+        (n, 0.1) for n in NEW_SCENES if n != "rolling_bodies"])
+    monkeypatch.setattr(bc, "_peers_available", lambda: False)
+    monkeypatch.setattr(bc, "_mujoco_module", lambda: None)
+    rows = bc.contacts(["rolling_bodies"])
+    names = [r["benchmark"] for r in rows]
+    assert names[0] == "rolling_bodies" and names[1].startswith("peers skipped")
+    assert set(names[2:]) == {"rolling_bodies"} and all("figure" in r for r in rows[2:])
+    monkeypatch.setenv("IMPULSE_BENCH_SCENES", "rolling_bodies.json")
+    assert [r["benchmark"] for r in bc.contacts()] == names
+    with pytest.raises(ValueError, match="nosuch"):
+        bc.contacts(["nosuch"])
+    assert bc.main(["--scenes", "nosuch"]) == 2
