@@ -144,6 +144,8 @@ def bench_parser():
     p.add_argument("names", nargs="*", metavar="NAME",
                    help=f"benchmarks to run (default all): {', '.join(BENCHMARKS)}")
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
+    p.add_argument("--scenes", metavar="A,B",
+                   help="contacts: only these scenes (file names without .json)")
     return p
 
 
@@ -157,7 +159,12 @@ def run_bench(args):
         return 2
     rows = []
     for n in names:
-        rows.extend(BENCHMARKS[n]())
+        try:
+            rows.extend(BENCHMARKS[n](scenes=args.scenes) if n == "contacts" and args.scenes
+                        else BENCHMARKS[n]())
+        except ValueError as e:      # an unknown scene name
+            print(f"impulse bench: --scenes: {e}", file=sys.stderr)
+            return 2
     print(format_table(rows))
     if args.json:
         with open(args.json, "w") as f:

@@ -18,11 +18,15 @@ form has exactly those 3 rows:
       du = t/m + w x r -> rows (t1.du, t2.du, n.w); column of a unit angular impulse n:
       w = A n, du = w x r -> rows (t1.du, t2.du, n.w); summed over both bodies;
   sticking impulse: lambda = -K^-1 u.
-Cone (Schmitt sec. 11 per patch): |tau| <= mu_s N R and |p| <= mu_s N, N the patch's
-accumulated normal impulse, R the mean distance of its points from x (so a patch can give the
-twist its points could give one by one; where the twist is cut to its cone, p is solved
-again for that twist). Beyond it the patch slides: the accumulated impulse is scaled back
-onto the dynamic cone (|p| = mu_d N, |tau| <= mu_d N R) in the direction of the sticking
+Cone (Schmitt sec. 11 per patch): |tau| <= mu N R and |p| <= mu N, N the patch's
+accumulated normal impulse, R the face's mean distance from x under a uniform pressure
+(contact_rows._twist_radius; where the twist is cut to its cone, p is solved again for that
+twist). mu is mu_s for a patch that stuck when the stage began and mu_d for one that slid
+(C.slide, contact_rows.SLIDE_SPEED): decided once a stage, not per visit, since a visit in
+a loop whose normal impulses have not converged yet would throw a fresh contact onto mu_d
+(and a block below its static angle then slid away for ever); a sticking patch whose demand
+still exceeds mu_s N after the loop breaks loose in that step (break_loose). Beyond the
+cone the accumulated impulse is scaled back onto it in the direction of the sticking
 impulse, so friction opposes the slide and never reverses it. Schmitt's rule sets
 p = -mu_d N u_t/|u_t| from the current sliding direction instead; in a Gauss-Seidel loop
 that throws the full impulse from side to side with the sign of a residual u_t of
@@ -114,28 +118,16 @@ def patch_normal_total(C, f, stage):
 
 
 @njit(cache=True, inline='always')
-def patch_friction(B, heavy, C, i, stage, h, shock):
-    """Friction of the patch of order position i. stage: STAGE_POSITION (mean relative
-    velocity over the step from the linearised look-ahead, contact_rows.py; budget acc_n,
-    store acc_t/acc_w[:,0]), STAGE_VELOCITY (velocity at t+h, budget acc_v, store
-    acc_tv/acc_w[:,1]) or STAGE_COLLISION (velocity now, budget acc_n of the colliding
-    rows, acc_t/acc_w[:,0]); shock: the shock pass's K. The accumulated patch impulse lives
-    in the patch's first row. Returns the largest velocity change caused [m/s]."""
-    f = C.first[C.order[i]]
-    if C.prows[f] == 0:
-        return 0.0
+def _demand(B, C, f, stage, h, k, acc_t, col):
+    """The accumulated patch impulse that would make patch f stick, c = o + s (o the
+    accumulated one, s = -K^-1 u the sticking impulse for its relative velocity u at the
+    centre: linear, in the position stage the mean over the step, d/h = pd0/h + u - pu0
+    (contact_rows.py), and spin about n), in the tangent frame (t1, t2, n).
+    Returns (c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok); ok False if K is singular."""
     n = C.normal[f]
     g = C.pgeo[f]
-    acc_t = C.acc_tv if stage == STAGE_VELOCITY else C.acc_t
-    col = 1 if stage == STAGE_VELOCITY else 0
-    normal_total = patch_normal_total(C, f, stage)
-    if normal_total <= 0.0 and acc_t[f, 0] == 0.0 and acc_t[f, 1] == 0.0 \
-            and acc_t[f, 2] == 0.0 and C.acc_w[f, col] == 0.0:
-        return 0.0
-    radius = C.prad[f]
-    # relative velocity at the centre: linear (stage position: mean over the step) and spin
     ux, uy, uz = relative_velocity(B, C, f, g[0], g[1])
-    if stage == STAGE_POSITION:     # d/h = pd0/h + u - pu0 (contact_rows.py)
+    if stage == STAGE_POSITION:
         ux += C.pd0[f, 0] / h - C.pu0[f, 0]
         uy += C.pd0[f, 1] / h - C.pu0[f, 1]
         uz += C.pd0[f, 2] / h - C.pu0[f, 2]
@@ -146,17 +138,40 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
             sgn = 1.0 if side == 0 else -1.0
             spin += sgn * (n[0] * B.omega[body, 0] + n[1] * B.omega[body, 1]
                            + n[2] * B.omega[body, 2])
-    k = C.kpatch[f] if C.keff[f] > 0.0 else C.pk[f, 1 if shock else 0]
     t1, t2 = g[2], g[3]
     u1 = t1[0] * ux + t1[1] * uy + t1[2] * uz
     u2 = t2[0] * ux + t2[1] * uy + t2[2] * uz
     s1, s2, s3, ok = _solve3(k, u1, u2, spin)
-    if not ok:
-        return 0.0
     o1 = t1[0] * acc_t[f, 0] + t1[1] * acc_t[f, 1] + t1[2] * acc_t[f, 2]
     o2 = t2[0] * acc_t[f, 0] + t2[1] * acc_t[f, 1] + t2[2] * acc_t[f, 2]
     o3 = C.acc_w[f, col]
-    c1, c2, c3 = o1 + s1, o2 + s2, o3 + s3
+    return o1 + s1, o2 + s2, o3 + s3, o1, o2, o3, s1, s2, u1, u2, ok
+
+
+@njit(cache=True, inline='always')
+def patch_friction(B, heavy, C, i, stage, h, shock):
+    """Friction of the patch of order position i. stage: STAGE_POSITION (mean relative
+    velocity over the step from the linearised look-ahead, contact_rows.py; budget acc_n,
+    store acc_t/acc_w[:,0]), STAGE_VELOCITY (velocity at t+h, budget acc_v, store
+    acc_tv/acc_w[:,1]) or STAGE_COLLISION (velocity now, budget acc_n of the colliding
+    rows, acc_t/acc_w[:,0]); shock: the shock pass's K. The accumulated patch impulse lives
+    in the patch's first row. Returns the largest velocity change caused [m/s]."""
+    f = C.first[C.order[i]]
+    if C.prows[f] == 0:
+        return 0.0
+    g = C.pgeo[f]
+    acc_t = C.acc_tv if stage == STAGE_VELOCITY else C.acc_t
+    col = 1 if stage == STAGE_VELOCITY else 0
+    normal_total = patch_normal_total(C, f, stage)
+    if normal_total <= 0.0 and acc_t[f, 0] == 0.0 and acc_t[f, 1] == 0.0 \
+            and acc_t[f, 2] == 0.0 and C.acc_w[f, col] == 0.0:
+        return 0.0
+    radius = C.prad[f]
+    k = C.kpatch[f] if C.keff[f] > 0.0 else C.pk[f, 1 if shock else 0]
+    c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok = _demand(B, C, f, stage, h, k, acc_t, col)
+    if not ok:
+        return 0.0
+    t1, t2 = g[2], g[3]
     # Coulomb cone, twist and linear each (module docstring): mu_s for a patch that stuck
     # when the stage began, mu_d for one that slid; beyond it the accumulated impulse is
     # scaled back onto the cone
@@ -184,3 +199,39 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
     e2 = k[1, 0] * d1 + k[1, 1] * d2 + k[1, 2] * d3
     e3 = (k[2, 0] * d1 + k[2, 1] * d2 + k[2, 2] * d3) * radius
     return max(np.sqrt(e1 * e1 + e2 * e2), abs(e3))
+
+
+BREAK_TOL = 1e-3   # the demand must exceed the static cone by this part to break loose
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def break_loose(B, C, h, eps_vel):
+    """After the position loop: a sticking patch whose demand c (_demand, with the loop's
+    final normal impulses) exceeds its static cone breaks loose in this step: it slides
+    (C.slide) from now on, and one more visit puts its impulse on the dynamic cone. The cone
+    is otherwise chosen once a stage, by the patch's state when the stage began
+    (patch_friction); without this a block released on a slope steeper than its static
+    angle would slide its first step with mu_s. Patches on jointed bodies are left to the
+    next stage (an impulse after the position stage would open their joints)."""
+    for i in range(C.order.shape[0]):
+        if not is_patch_end(C, i, 1):
+            continue
+        f = C.first[C.order[i]]
+        if C.prows[f] == 0 or C.slide[f] or not C.coef[f, 2] < C.coef[f, 1]:
+            continue
+        a, b = C.body[f, 0], C.body[f, 1]
+        if not (B.static[a] or C.free[a]) or not (B.static[b] or C.free[b]):
+            continue     # a jointed body: an impulse now would open its joints
+        normal_total = patch_normal_total(C, f, STAGE_POSITION)
+        if normal_total <= 0.0:
+            continue
+        k = C.kpatch[f] if C.keff[f] > 0.0 else C.pk[f, 0]
+        c1, c2, c3, _, _, _, _, _, _, _, ok = _demand(B, C, f, STAGE_POSITION, h, k, C.acc_t, 0)
+        # beyond the cone by more than the loops' tolerance can explain (a velocity error
+        # of eps_vel is an impulse eps_vel / K[0, 0]: at h = 1e-4 that is a fifth of the
+        # whole per-step friction budget of a block on a slope)
+        slack = eps_vel / k[0, 0] if k[0, 0] > TINY else 0.0
+        cone = (1.0 + BREAK_TOL) * C.coef[f, 1] * normal_total + slack
+        if ok and (c1 * c1 + c2 * c2 > cone * cone or abs(c3) > cone * C.prad[f]):
+            C.slide[f] = True
+            patch_friction(B, C.heavy, C, i, STAGE_POSITION, h, False)

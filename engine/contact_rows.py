@@ -39,6 +39,7 @@ SPLIT_DEPTH = 1e-3         # [m] deeper rows leave their depth to depth_projecti
 SAME_PATCH_COS = 0.99      # rows with normals closer than this belong to one patch
 TOUCH_GAP = 1e-4           # [m] rows closer than this touch (contacts.collide takes them at t)
 TINY = 1e-12
+MEAN_OVER_RMS = (np.sqrt(2.0) + np.arcsinh(1.0)) / 3.0 / np.sqrt(2.0 / 3.0)   # a square's
 SLIDE_SPEED = 1e-3         # [m/s] a patch sliding faster when a stage begins has the dynamic
                            # friction cone in that stage, else the static one
 
@@ -171,128 +172,61 @@ def _counts(B, C, c, stage, h, gx, gy, gz):
 
 
 @njit(cache=True, inline='always')
-def _fan_moment(px, py, qx, qy):
-    """(integral of |x| dA, area) over the triangle (0, p, q) in the plane: with d the
-    distance of the line pq from 0 and s the signed positions of p, q along it from the
-    foot of the perpendicular, integral = d/6 (|q| s_q - |p| s_p + d^2 (asinh(s_q/d) -
-    asinh(s_p/d))), area = d (s_q - s_p) / 2."""
-    ex, ey = qx - px, qy - py
-    le = np.sqrt(ex * ex + ey * ey)
-    if le < TINY:
-        return 0.0, 0.0
-    ex, ey = ex / le, ey / le
-    d = abs(px * ey - py * ex)
-    if d < TINY:
-        return 0.0, 0.0
-    sp = px * ex + py * ey
-    sq = qx * ex + qy * ey
-    lp = np.sqrt(px * px + py * py)
-    lq = np.sqrt(qx * qx + qy * qy)
-    return (d / 6.0 * (lq * sq - lp * sp + d * d * (np.arcsinh(sq / d) - np.arcsinh(sp / d))),
-            0.5 * d * (sq - sp))
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def _twist_radius(B, C, f, stage, h, gx, gy, gz, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z):
-    """R of the twist cone |tau| <= mu N R: the mean distance from the centre under a
-    uniform pressure over the patch's face. A cylinder's cap resting on its rim points is
-    its disc: 2 r / 3. Else the face is the convex polygon of the counted points (3 or more
-    not in a line; fan from the centre in angular order, _fan_moment), a line of points
-    half its half-length (two points L apart: L/4), one point 0."""
-    a = C.body[f, 0]
-    k = 0
-    disc = 0.0
-    rmax = 0.0
-    for c in range(f, f + C.pcount[f]):
-        if _counts(B, C, c, stage, h, gx, gy, gz):
-            k += 1
-            if C.face[c] > 0.0:
-                disc += 1.0
-            dx = B.pos[a, 0] + C.arm[c, 0, 0] - cx
-            dy = B.pos[a, 1] + C.arm[c, 0, 1] - cy
-            dz = B.pos[a, 2] + C.arm[c, 0, 2] - cz
-            rmax = max(rmax, np.sqrt(dx * dx + dy * dy + dz * dz))
-    if disc >= 3.0 and disc == k:
-        return 2.0 / 3.0 * _face_of(C, f)
-    if k < 3:
-        return 0.5 * rmax
-    # walk the points in angular order (no scratch: the next larger angle each time)
-    moment = 0.0
-    area = 0.0
-    start = -1
-    a0 = np.inf
-    for c in range(f, f + C.pcount[f]):
-        if _counts(B, C, c, stage, h, gx, gy, gz):
-            ang = _angle(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
-            if ang < a0:
-                a0, start = ang, c
-    cur, acur = start, a0
-    for _ in range(k):
-        nxt, anext = start, np.inf
-        for c in range(f, f + C.pcount[f]):
-            if c != cur and _counts(B, C, c, stage, h, gx, gy, gz):
-                ang = _angle(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
-                if acur < ang < anext:
-                    nxt, anext = c, ang
-        px, py = _plane_xy(B, C, a, cur, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
-        qx, qy = _plane_xy(B, C, a, nxt, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
-        m, ar = _fan_moment(px, py, qx, qy)
-        moment += m
-        area += ar
-        if nxt == start:
-            break
-        cur, acur = nxt, anext
-    if area <= TINY * rmax * rmax or area <= 0.0:
-        return 0.5 * rmax
-    return moment / area
-
-
-@njit(cache=True, inline='always')
-def _face_of(C, f):
-    r = 0.0
-    for c in range(f, f + C.pcount[f]):
-        r = max(r, C.face[c])
-    return r
-
-
-@njit(cache=True, inline='always')
-def _plane_xy(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z):
-    dx = B.pos[a, 0] + C.arm[c, 0, 0] - cx
-    dy = B.pos[a, 1] + C.arm[c, 0, 1] - cy
-    dz = B.pos[a, 2] + C.arm[c, 0, 2] - cz
-    return dx * t1x + dy * t1y + dz * t1z, dx * t2x + dy * t2y + dz * t2z
-
-
-@njit(cache=True, inline='always')
-def _angle(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z):
-    x, y = _plane_xy(B, C, a, c, cx, cy, cz, t1x, t1y, t1z, t2x, t2y, t2z)
-    return np.arctan2(y, x)
+def _twist_radius(k, cap, face, spread):
+    """R of the twist cone |tau| <= mu N R from the k points that act (spread = sum of
+    their squared distances from their mean): the face's mean distance from the centre under
+    a uniform pressure (the torque of friction on a spinning face is mu N R). A cylinder's
+    cap lying on the other body (cap >= 3 rim points in the patch, whichever of them take
+    impulse in this stage; radius face) is its disc: R = 2 r / 3. Three or more
+    points span a polygon whose polar moment per area is J/A = spread / 12 (exact for
+    triangles and parallelograms: a box face, or the overlap of two boxes' faces), and
+    R = MEAN_OVER_RMS sqrt(J/A) (the square's ratio, 0.937; the disc's is 0.943); two
+    points L apart are a line, R = L/4 (spread = L^2/2); one point has none."""
+    if cap >= 3:
+        return 2.0 / 3.0 * face
+    if k >= 3:
+        return MEAN_OVER_RMS * np.sqrt(max(spread, 0.0) / 12.0)
+    if k == 2:
+        return 0.25 * np.sqrt(2.0 * max(spread, 0.0))
+    return 0.0
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def _patch_geometry(B, C, f, stage, h, gx, gy, gz):
     """Centre arms, tangents and R of patch f into C.pgeo[f] / C.prad[f] from the rows
-    that act in this stage (_counts); returns how many."""
+    that act in this stage (_counts), in one pass; returns how many."""
     a, b = C.body[f, 0], C.body[f, 1]
     g = C.pgeo[f]
-    cx = cy = cz = 0.0
+    cx = cy = cz = 0.0          # sum of the rows' midpoints
+    ax = ay = az = 0.0          # sum of A's arms, and of their squares
+    sq = 0.0
     count = 0
+    cap = 0
+    face = 0.0
     for c in range(f, f + C.pcount[f]):
+        if C.face[c] > 0.0:            # a cap's rim points: counted or not, its disc
+            cap += 1
+            face = max(face, C.face[c])
         if not _counts(B, C, c, stage, h, gx, gy, gz):
             continue
         count += 1
-        cx += 0.5 * (B.pos[a, 0] + C.arm[c, 0, 0] + B.pos[b, 0] + C.arm[c, 1, 0])
-        cy += 0.5 * (B.pos[a, 1] + C.arm[c, 0, 1] + B.pos[b, 1] + C.arm[c, 1, 1])
-        cz += 0.5 * (B.pos[a, 2] + C.arm[c, 0, 2] + B.pos[b, 2] + C.arm[c, 1, 2])
+        rx, ry, rz = C.arm[c, 0, 0], C.arm[c, 0, 1], C.arm[c, 0, 2]
+        ax += rx
+        ay += ry
+        az += rz
+        sq += rx * rx + ry * ry + rz * rz
+        cx += 0.5 * (B.pos[a, 0] + rx + B.pos[b, 0] + C.arm[c, 1, 0])
+        cy += 0.5 * (B.pos[a, 1] + ry + B.pos[b, 1] + C.arm[c, 1, 1])
+        cz += 0.5 * (B.pos[a, 2] + rz + B.pos[b, 2] + C.arm[c, 1, 2])
     if count == 0:
         C.prad[f] = 0.0
         return 0
     cx, cy, cz = cx / count, cy / count, cz / count
-    t1x, t1y, t1z, t2x, t2y, t2z = tangents(C.normal[f, 0], C.normal[f, 1], C.normal[f, 2])
-    C.prad[f] = _twist_radius(B, C, f, stage, h, gx, gy, gz, cx, cy, cz, t1x, t1y, t1z,
-                              t2x, t2y, t2z)
+    spread = sq - (ax * ax + ay * ay + az * az) / count
+    C.prad[f] = _twist_radius(count, cap, face, spread)
     g[0, 0], g[0, 1], g[0, 2] = cx - B.pos[a, 0], cy - B.pos[a, 1], cz - B.pos[a, 2]
     g[1, 0], g[1, 1], g[1, 2] = cx - B.pos[b, 0], cy - B.pos[b, 1], cz - B.pos[b, 2]
+    t1x, t1y, t1z, t2x, t2y, t2z = tangents(C.normal[f, 0], C.normal[f, 1], C.normal[f, 2])
     g[2, 0], g[2, 1], g[2, 2] = t1x, t1y, t1z
     g[3, 0], g[3, 1], g[3, 2] = t2x, t2y, t2z
     return count

@@ -39,19 +39,21 @@ import numpy as np
 from numba import njit
 
 from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
-from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, TOUCH_GAP, gap_base,
-                           prepare_rows, relative_velocity)
+from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, TOUCH_GAP,
+                           gap_base, prepare_rows, relative_velocity)
 from .clock import monotonic_ns
 from .jitopts import NO_REFCOUNT
 from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_GX, S_REST_SPEED,
-                    S_RESTITUTION_LAW, T_CAP_HIT, T_COLLISIONS, WARM_N, WARM_T, WARM_TV, WARM_V, WARM_W,
-                    WARM_WV)
+                    S_RESTITUTION_LAW, T_CAP_HIT, T_COLLISIONS, WARM_N, WARM_T,
+                    WARM_TV, WARM_V, WARM_W, WARM_WV)
 
 TINY = 1e-12
 UNREACHED = 1 << 40
+SHOCK_TIGHTER = 0.1  # the shock passes' tolerance: this part of the loops' (each layer on
+                     # its frozen base is cheap to finish; a tower's sway is the sum of its
+                     # layers' residuals)
 APPROACH_LEFT = 0.1  # part of a bouncing row's gap left at the first cut (contact_time)
-TOI_MIN = 0.01       # [h] a row closing within this part of the step touches too; the
-                     # shortest sub-step a collision time cuts a step to
+TOI_MIN = 1e-4       # [h] the shortest sub-step a collision time cuts a step to
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -177,8 +179,9 @@ def contact_time(B, C, h, settings):
         g(t) = g + u_n t + a_n t^2 / 2,  g = -depth, u_n = n.(u_A - u_B), a_n = n.(g_A - g_B)
     (g_X gravity for a moving body, 0 for a static one; the arms' turning over the sub-step
     is left out: the next detection finds what it changes, and the step is cut again).
-    The step is cut (solvers/iterative.py) where the predicted gap is TOUCH_GAP / 2, or
-    where a tenth of it is left if that is more (APPROACH_LEFT): the next sub-step predicts
+    The step is cut (solvers/iterative.py) where the predicted gap is TOUCH_GAP / 2, or,
+    while a tenth of it is more than TOUCH_GAP, where a tenth is left (APPROACH_LEFT): the
+    next sub-step predicts
     the rest again and is cut once more, and the one after starts with the row touching,
     so the bounce happens at the moment of contact. A path that is not ballistic (a
     pendulum's, turned by its joint within the step) arrives earlier than predicted, and a
@@ -202,7 +205,9 @@ def contact_time(B, C, h, settings):
         if 0.0 < t < best and -(un + an * t) > thr:
             # cut where a tenth of the gap is left: the next sub-step predicts the rest
             # over a tenth of the time, a hundredth of the path's error
-            left = max(0.5 * TOUCH_GAP, APPROACH_LEFT * gap)
+            left = APPROACH_LEFT * gap
+            if left < TOUCH_GAP:       # near: straight to the contact
+                left = 0.5 * TOUCH_GAP
             best = min(t, _first_root(0.5 * an, un, gap - left))
     return best
 
@@ -228,20 +233,22 @@ def _first_root(a, b, c):
 def collide(B, C, h, settings, stats, target, shock):
     """(a) Velocity-level collisions at t; target (c,) scratch for u_n*. Leaves the rows
     prepared for the position stage (shock: with the shock variant).
-    A row collides when it approaches (u_n < -eps_vel) and touches: its gap is below
-    TOUCH_GAP, or closes within TOI_MIN h. Rows that are still apart are left to the
+    A row collides when it approaches (u_n < -eps_vel), touches (its gap is below
+    TOUCH_GAP) and would close within the step (a resting row's slow drift is the position
+    loop's). Rows that are still apart are left to the
     position loop (a speculative contact: it lets them close exactly to contact by t + h);
     those that would bounce have cut the step at their collision time (contact_time).
     Rounds (Guendelman et al. 2003): after a round's sweeps, touching rows that now
-    approach (a Newton's cradle: the next pair along the chain) collide in the next round
-    with their own restitution target; earlier rounds' rows are not visited again, so an
+    approach faster than restitution_threshold (a Newton's cradle: the next pair along the
+    chain) collide in the next round with their own restitution target (slower ones, a
+    pile's resting rows, are left to the position loop); earlier rounds' rows are not
+    visited again, so an
     elastic chain hands the striker's speed on ball by ball. Each row collides once a
     step; more than 4 contact_sweeps rounds count as a cap hit (T_CAP_HIT)."""
     nc = C.body.shape[0]
     thr = settings[S_REST_SPEED]
     eps = settings[S_EPS_VEL]
     poisson = int(settings[S_RESTITUTION_LAW]) == RESTITUTION_POISSON
-    lead = TOI_MIN * h
     max_rounds = 4 * int(settings[S_CONTACT_SWEEPS])
     for c in range(nc):   # the collision rounds accumulate on their own (save: scratch)
         C.flag[c] = 0
@@ -260,7 +267,10 @@ def collide(B, C, h, settings, stats, target, shock):
             if C.flag[c] != 0:
                 continue
             un = _normal_velocity(B, C, c)
-            if un < -eps and -C.depth[c] + un * lead < TOUCH_GAP:
+            # round 0: every touching row that approaches; later rounds: those that a
+            # round set approaching fast enough to bounce (slower ones: the position loop)
+            if un < (-eps if rnd == 0 else -thr) and -C.depth[c] < TOUCH_GAP \
+                    and -C.depth[c] + un * h < 0.0:
                 fast = -un > thr
                 C.flag[c] = 2 * rnd + (2 if (fast and poisson) else 1)
                 e = C.coef[c, 0] if fast else 0.0

@@ -335,7 +335,12 @@ def rolling_bodies():
     q = quat_axis([0, 0, 1], -theta)                 # local x -> downhill, local y -> normal
     down = np.array([math.cos(theta), -math.sin(theta), 0.0])
     normal = np.array([math.sin(theta), math.cos(theta), 0.0])
-    slope = box("slope", centre, 2 * half, fixed=True, mu=mu, quat=q, color=(0.5, 0.6, 0.5))
+    # the slope is a plane (analytic narrow phases for all three; a cylinder against a box
+    # goes through its polygon hull and rolls on its corners)
+    slope = {"name": "slope", "fixed": True, "shape": {"type": "plane"},
+             "position": [float(x) for x in centre + half[1] * normal], "orientation": q,
+             "material": {"static_friction": mu, "dynamic_friction": mu, "restitution": 0.0},
+             "color": [0.5, 0.6, 0.5]}
     mat = {"static_friction": mu, "dynamic_friction": mu, "restitution": 0.0}
     side = quat_axis([1, 0, 0], math.pi / 2)         # the shape's axis (local y) -> world z
     specs = [("sphere", {"type": "sphere", "radius": r}, None, -0.7),

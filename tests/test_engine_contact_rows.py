@@ -26,12 +26,13 @@ def _tumbled_pair():
     w = scene_to_world(doc(bodies, {"h": 1 / 60}))
     prepare(w.B, w.J, np.zeros((3, 3)))
     C, _ = w.collision.detect(w.settings.h)
-    top = contacts.layers(w.B, w.J, C, 16)
+    top = contacts.layers(w.B, w.J, C)
     C.order[:] = np.argsort(-C.layer, kind="mergesort")
     contact_rows.find_patches(C)
     contacts.prepare(w.B, C)
     contacts.begin_step(w.B, C)
-    contact_rows.prepare_rows(w.B, C, contact_rows.STAGE_POSITION, top > 0)
+    contact_rows.prepare_rows(w.B, C, contact_rows.STAGE_POSITION, top > 0, w.settings.h,
+                              w.settings.to_array(0.0))
     return w, C
 
 
@@ -109,7 +110,8 @@ def test_rows_deeper_than_split_depth_leave_their_depth_to_the_projection():
     w, C = _tumbled_pair()
     C.depth[0] = 2 * contact_rows.SPLIT_DEPTH
     C.depth[1] = 0.5 * contact_rows.SPLIT_DEPTH
-    contact_rows.prepare_rows(w.B, C, contact_rows.STAGE_POSITION, True)
+    contact_rows.prepare_rows(w.B, C, contact_rows.STAGE_POSITION, True, w.settings.h,
+                              w.settings.to_array(0.0))
     assert C.split[0] and not C.split[1]
     assert contact_rows.gap_base(C, 0) == 0.0
     assert contact_rows.gap_base(C, 1) == -C.depth[1]

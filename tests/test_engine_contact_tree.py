@@ -84,7 +84,8 @@ def test_contact_response_through_a_joint_tree_is_the_schur_complement():
     C, _ = w.collision.detect(w.settings.h)
     contacts.prepare(w.B, C)
     contact_rows.find_patches(C)
-    contact_rows.prepare_rows(w.B, C, contact_rows.STAGE_POSITION, False)
+    contact_rows.prepare_rows(w.B, C, contact_rows.STAGE_POSITION, False, w.settings.h,
+                              w.settings.to_array(0.0))
     assert rounds.ensure_factor(w.B, w.J, w.solver_work(), SOLVERS.index("tree"), True,
                                 np.zeros((6, 3, 3)))
     contact_tree.set_keff(w.B, w.J, w.solver_work(), C)
@@ -99,9 +100,12 @@ def test_contact_response_through_a_joint_tree_is_the_schur_complement():
             continue
         j = _row(w, C, c, C.arm[c, 0], C.arm[c, 1], C.normal[c], zero)
         assert np.isclose(C.keff[c], j @ S @ j, rtol=1e-9, atol=0)
-        if C.first[c] != c:
+        if C.first[c] != c or C.prows[c] == 0:
             continue
-        patch = [q for q in range(c, C.body.shape[0]) if C.first[q] == c]
+        gx, gy, gz = w.settings.gravity      # the rows that act (contact_rows._counts)
+        patch = [q for q in range(c, C.body.shape[0]) if C.first[q] == c and
+                 contact_rows._counts(w.B, C, q, contact_rows.STAGE_POSITION, w.settings.h,
+                                      gx, gy, gz)]
         centre = 0.5 * (w.B.pos[C.body[c, 0]] + C.arm[patch, 0]
                         + w.B.pos[C.body[c, 1]] + C.arm[patch, 1]).mean(axis=0)
         ra, rb = centre - w.B.pos[C.body[c, 0]], centre - w.B.pos[C.body[c, 1]]

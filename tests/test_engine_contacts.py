@@ -128,7 +128,9 @@ def test_pyramid_stands():
 
 @pytest.mark.parametrize("name", ["rod_table.json", "four_balls.json", "box_stack.json",
                                   "pyramid.json", "chain_drape.json", "hexapod.json",
-                                  "wall_car.json", "funnel_1000.json"])
+                                  "wall_car.json", "funnel_1000.json", "newtons_cradle.json",
+                                  "bouncing_balls.json", "rolling_bodies.json",
+                                  "tall_tower.json", "spinning_top.json"])
 def test_contact_depth_stays_within_tolerance(name):
     w = scene(name)
     tol = w.settings.eps_pos + w.settings.contact_margin
@@ -192,7 +194,11 @@ def test_materials_combine_max_restitution_and_geometric_friction():
 @pytest.mark.parametrize("name,seconds", [("rod_table.json", 0.2), ("four_balls.json", 0.2),
                                           ("box_stack.json", 0.5), ("pyramid.json", 0.5),
                                           ("funnel_1000.json", 0.05), ("wall_car.json", 0.1),
-                                          ("hexapod.json", 0.5), ("chain_drape.json", 0.5)])
+                                          ("hexapod.json", 0.5), ("chain_drape.json", 0.5),
+                                          ("newtons_cradle.json", 0.5),
+                                          ("bouncing_balls.json", 0.5),
+                                          ("rolling_bodies.json", 0.5), ("tall_tower.json", 0.5),
+                                          ("spinning_top.json", 0.5)])
 def test_every_contact_scene_loads_and_runs(name, seconds):
     w = scene(name)
     d = json.load(open(os.path.join(SCENES, name)))
@@ -282,12 +288,15 @@ def test_cube_on_an_incline_sticks_below_the_friction_angle_and_slides_above(deg
 
 
 def test_spinning_cube_stops_at_the_coulomb_twist_torque():
-    """A cube spinning about the vertical on its 4 bottom corners: each corner slides
-    tangentially, so the friction torque is mu m g R with R = the corners' distance from the
-    centre, and the spin stops at t = w0 I / (mu m g R) (I = m s^2 / 6)."""
+    """A cube spinning about the vertical on its bottom face: under a uniform pressure every
+    bit of the face slides tangentially, so the friction torque is mu m g R with R the mean
+    distance of the face from its centre, (s/2)(sqrt 2 + asinh 1)/3 for a square of side s
+    (not the corners' distance: the weight is not all on the corners), and the spin stops
+    at t = w0 I / (mu m g R) (I = m s^2 / 6)."""
     g, mu, w0, s = 9.81, 0.3, 3.0, 0.2
     w = _cube_on_ground([0.0, -g, 0.0], mu, omega=(0, w0, 0))
-    t_stop = w0 * (s * s / 6) / (mu * g * (s / 2) * np.sqrt(2))
+    r_face = (s / 2) * (np.sqrt(2) + np.arcsinh(1.0)) / 3
+    t_stop = w0 * (s * s / 6) / (mu * g * r_face)
     while w.time < 2 * t_stop and w.B.omega[1, 1] > 1e-3:
         w.step()
     assert w.time == pytest.approx(t_stop, rel=0.05)
