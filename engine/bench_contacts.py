@@ -31,7 +31,6 @@ Only some scenes: contacts(scenes=[...]), the environment variable
 IMPULSE_BENCH_SCENES=a,b (scene file names without .json, e.g. box_stack,funnel_1000) or
 `python -m engine.bench_contacts --scenes a,b [--json OUT]`.
 """
-import argparse
 import json
 import math
 import os
@@ -477,24 +476,8 @@ FIGURES = {"bouncing_balls": _fig_bouncing_balls, "newtons_cradle": _fig_newtons
 
 def main(argv=None):
     """python -m engine.bench_contacts [--scenes a,b] [--json OUT]"""
-    from .benchmarks import format_table
-    p = argparse.ArgumentParser(prog="python -m engine.bench_contacts",
-                                description="The contacts bench (impulse bench contacts), "
-                                            "optionally on some scenes only.")
-    p.add_argument("--scenes", metavar="A,B", help="scenes to run (default all): "
-                   + ", ".join(scene_names()))
-    p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
-    args = p.parse_args(argv)
-    try:
-        rows = contacts(args.scenes.split(",") if args.scenes else None)
-    except ValueError as e:
-        print(f"impulse bench contacts: {e}", file=sys.stderr)
-        return 2
-    print(format_table(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"rows": rows}, f, indent=2, default=float)
-    return 0
+    from .cli import main as cli_main        # the same as `impulse bench contacts ...`
+    return cli_main(["bench", "contacts"] + list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":
