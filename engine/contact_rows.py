@@ -252,27 +252,43 @@ def _slip_speed(B, C, f):
 @njit(cache=True, **NO_REFCOUNT)
 def prepare_rows(B, C, stage, shock, h, settings):
     """knn of every row and geometry and K of every patch for this stage (step h), at the
-    current arms (contacts.prepare); the shock variant too where shock is True."""
+    current arms (contacts.prepare); the shock variant too where shock is True. The
+    collision stage prepares only the patches that hold a colliding row (the others get
+    prows 0): its rounds (contacts.collide) call it again as rows join."""
     gx, gy, gz = settings[S_GX], settings[S_GX + 1], settings[S_GX + 2]
-    for c in range(C.body.shape[0]):
-        C.knn[c, 0] = _row_knn(B, C, c, False)
-        C.knn[c, 1] = _row_knn(B, C, c, True) if shock else C.knn[c, 0]
-        C.split[c] = C.depth[c] > SPLIT_DEPTH and (C.free[C.body[c, 0]]
-                                                   or C.free[C.body[c, 1]])
-        if C.first[c] != c:
+    nc = C.body.shape[0]
+    f = 0
+    while f < nc:
+        end = f + C.pcount[f]
+        if stage == STAGE_COLLISION and not _any_colliding(C, f, end):
+            C.prows[f] = 0
+            f = end
             continue
-        C.prows[c] = _patch_geometry(B, C, c, stage, h, gx, gy, gz)
-        if C.prows[c] == 0:
-            continue
-        if stage != STAGE_VELOCITY:    # the correction at t + h keeps the step's state
-            C.slide[c] = _slip_speed(B, C, c) > SLIDE_SPEED
-        _patch_k(B, C, c, False, C.pk[c, 0])
-        if shock:
-            _patch_k(B, C, c, True, C.pk[c, 1])
-        else:
-            for i in range(3):
-                for j in range(3):
-                    C.pk[c, 1, i, j] = C.pk[c, 0, i, j]
+        for c in range(f, end):
+            C.knn[c, 0] = _row_knn(B, C, c, False)
+            C.knn[c, 1] = _row_knn(B, C, c, True) if shock else C.knn[c, 0]
+            C.split[c] = C.depth[c] > SPLIT_DEPTH and (C.free[C.body[c, 0]]
+                                                       or C.free[C.body[c, 1]])
+        C.prows[f] = _patch_geometry(B, C, f, stage, h, gx, gy, gz)
+        if C.prows[f] > 0:
+            if stage != STAGE_VELOCITY:    # the correction at t + h keeps the step's state
+                C.slide[f] = _slip_speed(B, C, f) > SLIDE_SPEED
+            _patch_k(B, C, f, False, C.pk[f, 0])
+            if shock:
+                _patch_k(B, C, f, True, C.pk[f, 1])
+            else:
+                for i in range(3):
+                    for j in range(3):
+                        C.pk[f, 1, i, j] = C.pk[f, 0, i, j]
+        f = end
+
+
+@njit(cache=True, inline='always')
+def _any_colliding(C, f, end):
+    for c in range(f, end):
+        if C.flag[c] != 0:
+            return True
+    return False
 
 
 @njit(cache=True, inline='always')
