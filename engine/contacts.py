@@ -244,12 +244,12 @@ def collide(B, C, h, settings, stats, target, shock):
     pile's resting rows, are left to the position loop); earlier rounds' rows are not
     visited again, so an
     elastic chain hands the striker's speed on ball by ball. Each row collides once a
-    step; more than 4 contact_sweeps rounds count as a cap hit (T_CAP_HIT)."""
+    step; more than contact_sweeps rounds count as a cap hit (T_CAP_HIT)."""
     nc = C.body.shape[0]
     thr = settings[S_REST_SPEED]
     eps = settings[S_EPS_VEL]
     poisson = int(settings[S_RESTITUTION_LAW]) == RESTITUTION_POISSON
-    max_rounds = 4 * int(settings[S_CONTACT_SWEEPS])
+    max_rounds = int(settings[S_CONTACT_SWEEPS])
     for c in range(nc):   # the collision rounds accumulate on their own (save: scratch)
         C.flag[c] = 0
         C.save[c, 0] = C.acc_n[c]
