@@ -250,18 +250,20 @@ def _slip_speed(B, C, f):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def prepare_rows(B, C, stage, shock, h, settings):
+def prepare_rows(B, C, stage, shock, h, settings, rnd=-1):
     """knn of every row and geometry and K of every patch for this stage (step h), at the
     current arms (contacts.prepare); the shock variant too where shock is True. The
     collision stage prepares only the patches that hold a colliding row (the others get
-    prows 0): its rounds (contacts.collide) call it again as rows join."""
+    prows 0); its later rounds (contacts.collide, rnd >= 0) only those that hold a row of
+    round rnd, leaving the others as they are."""
     gx, gy, gz = settings[S_GX], settings[S_GX + 1], settings[S_GX + 2]
     nc = C.body.shape[0]
     f = 0
     while f < nc:
         end = f + C.pcount[f]
-        if stage == STAGE_COLLISION and not _any_colliding(C, f, end):
-            C.prows[f] = 0
+        if stage == STAGE_COLLISION and not _any_colliding(C, f, end, rnd):
+            if rnd < 0:
+                C.prows[f] = 0
             f = end
             continue
         for c in range(f, end):
@@ -284,9 +286,11 @@ def prepare_rows(B, C, stage, shock, h, settings):
 
 
 @njit(cache=True, inline='always')
-def _any_colliding(C, f, end):
+def _any_colliding(C, f, end, rnd):
+    """Does patch f (rows f .. end - 1) hold a colliding row (of round rnd, if rnd >= 0;
+    contacts.collide's flags: 2 rnd + 1 or 2 rnd + 2)?"""
     for c in range(f, end):
-        if C.flag[c] != 0:
+        if C.flag[c] != 0 and (rnd < 0 or (C.flag[c] - 1) // 2 == rnd):
             return True
     return False
 

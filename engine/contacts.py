@@ -285,7 +285,7 @@ def collide(B, C, h, settings, stats, target, shock):
             stats[T_CAP_HIT] += 1
             break
         count += new
-        prepare_rows(B, C, STAGE_COLLISION, False, h, settings)
+        prepare_rows(B, C, STAGE_COLLISION, False, h, settings, -1 if rnd == 0 else rnd)
         _collide_round(B, C, settings, target, eps, poisson, rnd)
         rnd += 1
     # the collision impulses stay: the position stage starts its own accumulation
@@ -330,9 +330,17 @@ def _collision_sweeps(B, C, settings, target, eps, rnd):
     """Gauss-Seidel over the colliding contacts of round rnd towards u_n >= u_n* (no pull),
     patch friction after each patch's last row (on the normal impulse of all rounds)."""
     sweeps = int(settings[S_CONTACT_SWEEPS])
+    # the round's rows lie between order positions lo and hi (patches are consecutive in
+    # the order): a later round of a few rows does not sweep the whole pile
+    lo, hi = C.order.shape[0], -1
+    for i in range(C.order.shape[0]):
+        if _in_round(C, C.order[i], rnd):
+            lo, hi = min(lo, i), i
+    while hi >= 0 and not is_patch_end(C, hi, 1):
+        hi += 1
     for _ in range(sweeps):
         worst = 0.0
-        for i in range(C.order.shape[0]):
+        for i in range(lo, hi + 1):
             c = C.order[i]
             if _in_round(C, c, rnd):
                 knn = C.knn[c, 0]
