@@ -9,11 +9,14 @@ Per step (solvers/iterative.py):
  (e) warm start: the matched contact's last normal and friction impulses are applied again
      at t (and its velocity-correction impulses before (c)): a resting stack then starts
      each step next to its solution instead of from zero;
- (a) collisions at t: approaching contacts (u_n = n.u < 0) that close within the step get
-     u_n* = -e u_n (0 below restitution_threshold), fixed before iterating; Gauss-Seidel
+ (a) collisions at t: touching contacts (gap < TOUCH_GAP) that approach (u_n = n.u < 0)
+     get u_n* = -e u_n (0 below restitution_threshold), fixed before iterating; Gauss-Seidel
      over the colliding contacts, p_n = (u_n* - u_n)/(n^T K n), accumulated normal impulse
-     clamped >= 0, Coulomb friction in the same pass (below). Poisson's law instead: the
+     clamped >= 0, Coulomb friction in the same pass (below); then rounds for the touching
+     contacts that the pass set approaching (collide). Poisson's law instead: the
      compression impulse I_n (target u_n* = 0) first, then the restitution impulse e I_n.
+     Contacts still apart are speculative rows of (b); where one would bounce within the
+     step, World.step has cut the step at its collision time (contact_time).
  (b) resting contacts in the look-ahead loop: depth bookkeeping with the detection points
      a_0, b_0 (world, at t): predicted gap g' = -depth + n.((a' - a_0) - (b' - b_0)),
      linearised between exact snapshots of the look-ahead (contact_rows.py);
@@ -25,7 +28,8 @@ Per step (solvers/iterative.py):
      slides: I_ralt becomes -mu_d I_nsum along the current sliding direction.
  (d) shock propagation after the loop: body layers from the static bodies up through the
      contact graph; layer by layer, lower layers count as infinitely heavy (K part 0, no
-     impulse), capped at shock_passes layers.
+     impulse), every layer of the step's contact graph (shock_passes > 0: at most that
+     many, reported as a cap hit).
  Rows deeper than SPLIT_DEPTH between bodies the depth projection can move keep only
  their separation in (b) (contact_rows.gap_base): their depth is removed after the step by
  depth_projection.py, without friction and without leaving velocity behind.
