@@ -328,7 +328,7 @@ class World:
         left = h
         total = None
         for cut in range(self.MAX_TOI_EVENTS + 1):
-            arr = self.settings.to_array(self.h_prev, self.time)
+            arr = self.settings.to_array(self.h_prev, self.time + (h - left))
             arr[S.S_H] = left
             arr[S.S_TOI] = 1.0 if cut < self.MAX_TOI_EVENTS else 0.0
             C, detect_s = self.collision.detect(left)
@@ -342,7 +342,7 @@ class World:
             left -= taken
             if left <= 1e-12 * h:
                 break
-        if cut == self.MAX_TOI_EVENTS and self.stats[S.T_TOI_EVENTS] > 0:
+        if cut == self.MAX_TOI_EVENTS:   # the last sub-step could not be cut any more
             total[S.T_CAP_HIT] += 1
         self.stats[:] = total
         self.time += h
