@@ -15,11 +15,13 @@ Runs under Xvfb (starts one when DISPLAY is unset). Prints a table; --json OUT w
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 import numpy as np
+
+from engine import strict_json
+from engine.durable import write_file
 
 from app.gallery import SCENES
 
@@ -149,6 +151,5 @@ def main(argv=None) -> int:
             xvfb.terminate()
     print(format_table(rows))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"rows": rows}, f, indent=2, default=float)
+        write_file(args.json, strict_json.dumps({"rows": rows}, indent=2) + "\n")
     return 0

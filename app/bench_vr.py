@@ -15,11 +15,13 @@ Without an OpenXR runtime: one line and exit status 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 import numpy as np
+
+from engine import strict_json
+from engine.durable import write_file
 
 from app.gallery import SCENES
 
@@ -132,10 +134,9 @@ def main(argv=None) -> int:
             xvfb.terminate()
     doc = {"benchmark": "vr", "rows": rows}
     if args.json == "-":
-        print(json.dumps(doc, default=float))
+        print(strict_json.dumps(doc))
         return 0
     print(format_table(rows))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=2, default=float)
+        write_file(args.json, strict_json.dumps(doc, indent=2) + "\n")
     return 0

@@ -56,6 +56,8 @@ class DragAdapter:
         if not self.supported:
             return
         local = self.body_point(body, point)
+        if not np.isfinite(local).all():
+            return
 
         def go():
             w = self.world
@@ -68,6 +70,8 @@ class DragAdapter:
             return
         point = np.array(point, dtype=np.float64)
         rot = None if rot is None else np.array(rot, dtype=np.float64)
+        if not np.isfinite(point).all() or (rot is not None and not np.isfinite(rot).all()):
+            return   # a ray parallel to the drag plane, a lost controller pose: keep the target
 
         def go():
             if self.world.drag_active:
@@ -82,6 +86,8 @@ class DragAdapter:
         """A throw: the body's linear (and angular) velocity."""
         v = np.array(velocity, dtype=np.float64)
         w = None if angular_velocity is None else np.array(angular_velocity, dtype=np.float64)
+        if not np.isfinite(v).all() or (w is not None and not np.isfinite(w).all()):
+            return
 
         def go():
             self.world.body_vel[body] = v

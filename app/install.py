@@ -2,11 +2,12 @@
 the app shows in the application menu and opens .json scene files from the file manager."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from engine.durable import write_file
 
 from app.paths import ASSETS, REPO_ROOT
 from app.userdirs import data_home
@@ -47,16 +48,14 @@ def install(home_data: Path | None = None) -> list[Path]:
     apps = base / "applications"
     apps.mkdir(parents=True, exist_ok=True)
     entry = apps / f"{APP_ID}.desktop"
-    tmp = entry.with_suffix(".tmp")
-    tmp.write_text(desktop_entry(), encoding="utf-8")
-    os.replace(tmp, entry)
+    write_file(entry, desktop_entry())
     written = [entry]
     icons = base / "icons" / "hicolor"
     for src, sub, name in ((ASSETS / "icons" / "impulse.svg", "scalable/apps", f"{APP_ID}.svg"),
                            (ASSETS / "icons" / "impulse-256.png", "256x256/apps", f"{APP_ID}.png")):
         dst = icons / sub / name
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
+        write_file(dst, src.read_bytes())
         written.append(dst)
     for tool, args in (("update-desktop-database", [str(apps)]),
                        ("gtk-update-icon-cache", ["-f", "-t", str(icons)])):

@@ -5,6 +5,8 @@ import json
 import os
 from pathlib import Path
 
+from engine.durable import write_file
+
 from app.userdirs import config_dir
 
 LIMIT = 10
@@ -33,9 +35,7 @@ def add_recent(path) -> list[str]:
     target = recent_path()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".tmp")
-        tmp.write_text(json.dumps(items, indent=1), encoding="utf-8")
-        os.replace(tmp, target)
+        write_file(target, json.dumps(items, indent=1))
     except OSError:
         pass
     return items

@@ -7,10 +7,14 @@ import numpy as np
 
 
 def save_png(image: np.ndarray, path) -> Path:
-    """Save via imageio; creates the parent folder. Returns the path."""
+    """Encode with imageio and write durably (engine/durable.py: a killed process never
+    leaves a truncated PNG); creates the parent folder. Returns the path."""
     import imageio.v3 as iio
+
+    from engine.durable import write_file
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    iio.imwrite(path, np.ascontiguousarray(image, dtype=np.uint8), extension=".png")
+    write_file(path, iio.imwrite("<bytes>", np.ascontiguousarray(image, dtype=np.uint8),
+                                 extension=".png"))
     return path

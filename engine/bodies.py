@@ -59,7 +59,10 @@ def body_model(spec, where="body"):
                        "spec": s})
         if kind == PLANE:
             continue
-        v, c, i_c = unit_mass_properties(kind, size, points)
+        try:
+            v, c, i_c = unit_mass_properties(kind, size, points)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
         c_scene = pos + rot @ c
         vol_total += v
         first += v * c_scene

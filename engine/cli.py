@@ -1,9 +1,12 @@
 """`impulse sim` (headless run of a scene) and `impulse bench` (benchmarks).
 
-Exit status: 0 ok; 2 bad scene file or arguments (one line on stderr, no traceback);
-1 any other failure (one line on stderr).
+Exit status (one line on stderr for each failure, never a traceback): 0 ok; 1 any other
+failure; 2 bad scene file, arguments or output path; 3 (sim) a body's state went non-finite
+or ran away and the guard stopped it; 4 (sim) the run ended with tolerances unmet in some
+steps (a joint gap above eps_pos, a velocity error above eps_vel, a loop stopped on its cap).
 """
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -11,6 +14,9 @@ import sys
 
 import numpy as np
 
+from . import state as S
+from . import strict_json
+from .durable import open_for_write, write_file
 from .rotations import matrix_to_quat
 
 
@@ -84,58 +90,104 @@ def load_with_settings(path, overrides):
     return world
 
 
+CHUNK_STEPS = 20_000   # a run is taken in parts of about this many steps: bounded memory
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NON_FINITE, EXIT_UNMET = 0, 1, 2, 3, 4
+
+
 def run_sim(args):
-    from .metrics import run_summary
+    """Run the scene; exit status EXIT_* (README: 3 a body went non-finite and was stopped,
+    4 the run ended with tolerances unmet in some steps)."""
+    from .durable import check_writable
+    from .metrics import RunTally
     if args.contact_columns and not args.trajectory:
         print("impulse sim: --contact-columns needs --trajectory", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     world = load_with_settings(args.scene, _overrides(args))
     steps = max(1, int(round(args.duration / world.settings.h)))
-    e0 = sum(world.energy())
     if args.trajectory:
-        _check_writable(args.trajectory)
-    result = world.run(steps, record_every=args.every if args.trajectory else 0)
-    summary = run_summary(world, result, os.path.basename(args.scene), e0)
-    if args.trajectory:
-        write_trajectory(world, result, args.trajectory, args.every, args.contact_columns)
+        check_writable(args.trajectory)
+    tally = RunTally(sum(world.energy()))
+    every = args.every if args.trajectory else 0
+    chunk = max(1, CHUNK_STEPS // every) * every if every else CHUNK_STEPS
+    with (open_for_write(args.trajectory, newline="") if args.trajectory
+          else contextlib.nullcontext()) as out:
+        trajectory = TrajectoryWriter(world, out, args.every, args.contact_columns) \
+            if out is not None else None
+        done = 0
+        while done < steps:
+            n = min(chunk, steps - done)
+            result = world.run(n, record_every=every)
+            tally.add(result, world.settings.eps_pos, world.settings.eps_vel)
+            if trajectory is not None:
+                trajectory.write(result, first=done == 0)
+            done += n
+    summary = tally.summary(world, os.path.basename(args.scene))
     if args.json:
-        print(json.dumps(summary))
+        print(strict_json.dumps(summary))
     else:
         for k, v in summary.items():
-            print(f"{k:>26}: {json.dumps(v) if isinstance(v, dict) else v}")
-    return 0
+            print(f"{k:>26}: {strict_json.dumps(v) if isinstance(v, (dict, list)) else v}")
+    return _verdict(world, summary)
 
 
-def _check_writable(path):
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise OSError(f"cannot write {path}: folder {folder} is missing or read-only")
+def _verdict(world, summary):
+    """One line on stderr and the exit status for a finished run."""
+    if world.problems:
+        more = len(world.problems) - 1
+        print(f"impulse sim: {world.problems[0].line()}"
+              + (f" (and {more} more bod{'ies' if more > 1 else 'y'})" if more else ""),
+              file=sys.stderr)
+        return EXIT_NON_FINITE
+    if summary["tolerance_unmet_steps"]:
+        print(f"impulse sim: tolerances unmet in {summary['tolerance_unmet_steps']} of "
+              f"{summary['steps']} steps (first: step {summary['first_unmet_step']}; max "
+              f"joint gap {summary['max_position_error']:.3g} m for eps_pos "
+              f"{world.settings.eps_pos:g}, {summary['budget_stops']} loops stopped on their "
+              f"cap or time budget)", file=sys.stderr)
+        return EXIT_UNMET
+    return EXIT_OK
 
 
-def write_trajectory(world, result, path, every=1, with_contacts=False):
+class TrajectoryWriter:
     """CSV: t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz (scene-frame pose of each body), one
     row per body every `every` steps; with_contacts adds metrics.contact_columns of the step
-    that ended at t (empty at the start)."""
-    from .metrics import contact_columns
-    columns = contact_columns(result.stats) if with_contacts else {}
-    dynamic = [b for b, m in enumerate(world.models) if not m.static]
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow("t body x y z qw qx qy qz vx vy vz wx wy wz".split() + list(columns))
+    that ended at t (empty at the start). Written part by part (World.run chunks)."""
+
+    def __init__(self, world, f, every=1, with_contacts=False):
+        from .metrics import contact_columns
+        self.world, self.every, self.with_contacts = world, every, with_contacts
+        self.csv = csv.writer(f)
+        self.dynamic = [b for b, m in enumerate(world.models) if not m.static]
+        names = list(contact_columns(np.zeros((0, S.T_SIZE)))) if with_contacts else []
+        self.csv.writerow("t body x y z qw qx qy qz vx vy vz wx wy wz".split() + names)
+
+    def write(self, result, first=True):
+        """The rows of one World.run() result (its first row, the start state, only for the
+        first part)."""
+        from .metrics import contact_columns
+        columns = contact_columns(result.stats) if self.with_contacts else {}
+        world, every = self.world, self.every
         for r, t in enumerate(result.times):
+            if r == 0 and not first:
+                continue
             contact = [f"{col[r * every - 1]:.12g}" if r else "" for col in columns.values()]
-            for b in dynamic:
+            for b in self.dynamic:
                 m = world.models[b]
                 rot = result.rot[r, b] @ m.frame.T
                 pos = result.pos[r, b] - rot @ m.com
                 om = result.omega[r, b]
                 vel = result.vel[r, b] - np.cross(om, result.pos[r, b] - pos)
-                w.writerow([f"{t:.10g}", m.name, *(f"{x:.12g}" for x in pos),
-                            *(f"{x:.12g}" for x in matrix_to_quat(rot)),
-                            *(f"{x:.12g}" for x in vel), *(f"{x:.12g}" for x in om),
-                            *contact])
-    os.replace(tmp, path)
+                self.csv.writerow([f"{t:.10g}", m.name, *(f"{x:.12g}" for x in pos),
+                                   *(f"{x:.12g}" for x in matrix_to_quat(rot)),
+                                   *(f"{x:.12g}" for x in vel), *(f"{x:.12g}" for x in om),
+                                   *contact])
+
+
+def write_trajectory(world, result, path, every=1, with_contacts=False):
+    """One World.run() result as a trajectory CSV file (TrajectoryWriter)."""
+    with open_for_write(path, newline="") as f:
+        TrajectoryWriter(world, f, every, with_contacts).write(result)
 
 
 def bench_parser():
@@ -157,6 +209,9 @@ def run_bench(args):
         print(f"impulse bench: unknown benchmark {unknown[0]!r} (known: {', '.join(BENCHMARKS)})",
               file=sys.stderr)
         return 2
+    if args.json:
+        from .durable import check_writable
+        check_writable(args.json)
     rows = []
     for n in names:
         try:
@@ -167,13 +222,13 @@ def run_bench(args):
             return 2
     print(format_table(rows))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"rows": rows}, f, indent=2, default=float)
+        write_file(args.json, strict_json.dumps({"rows": rows}, indent=2) + "\n")
     return 0
 
 
 def main(argv=None):
     """Entry for `impulse sim ...` / `impulse bench ...` (argv without the program name)."""
+    from .durable import WriteError
     from .scene import SceneError
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("sim", "bench"):
@@ -183,9 +238,9 @@ def main(argv=None):
         if argv[0] == "sim":
             return run_sim(sim_parser().parse_args(argv[1:]))
         return run_bench(bench_parser().parse_args(argv[1:]))
-    except SceneError as e:
+    except (SceneError, WriteError) as e:
         print(str(e), file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("impulse: interrupted", file=sys.stderr)
         return 1

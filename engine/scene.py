@@ -1,18 +1,19 @@
 """Scene files: JSON validated against engine/scene_schema.py, load -> World, World -> save.
 
 Every problem is reported as a SceneError whose lines read "<file>: <json path>: <sentence>".
-Saving is atomic (temporary file in the same folder, fsync, rename), so a failed save never
-damages the file already on disk.
+Saving goes through engine/durable.py (temporary file in the same folder, fsync, rename), so a
+failed save never damages the file already on disk.
 """
 import copy
 import json
 import math
 import os
-import tempfile
+import stat
 
 import jsonschema
 
 from . import scene_schema
+from .durable import write_file
 from .joint_specs import scene_frame_axes
 from .settings import Settings
 from .world import WORLD, World
@@ -109,6 +110,12 @@ def _reference_problems(doc):
         names.setdefault(b["name"], i)
         if "orientation" in b and sum(x * x for x in b["orientation"]) < 1e-12:
             problems.append((f"$.bodies[{i}].orientation", "quaternion has zero length"))
+        if "inertia" in b:
+            small, mid, large = sorted(b["inertia"])
+            if large > (small + mid) * (1 + 1e-9):
+                problems.append((f"$.bodies[{i}].inertia",
+                                 "no rigid body has these principal moments: each must be at "
+                                 "most the sum of the other two"))
         if not b.get("fixed", False) and "mass" not in b and "density" not in b:
             problems.append((f"$.bodies[{i}]", "a dynamic body needs 'mass' or 'density'"))
         if not b.get("fixed", False) and "shape" not in b and "shapes" not in b \
@@ -132,28 +139,57 @@ def _reference_problems(doc):
 
 
 def read_document(path):
-    """Parse a scene file into a dict, with SceneError for I/O, size and syntax problems."""
+    """Parse a scene file into a dict, with SceneError for I/O, size and syntax problems.
+    Only regular files are read (not devices, FIFOs or folders), at most MAX_BYTES."""
     source = str(path)
     try:
-        size = os.path.getsize(path)
+        with open(path, "rb", opener=_open_regular) as f:
+            data = f.read(MAX_BYTES + 1)
+    except _NotRegular as e:
+        raise SceneError(source, [("$", f"not a regular file ({e})")]) from None
     except OSError as e:
-        raise SceneError(source, [("$", f"cannot read file ({e.strerror})")]) from None
-    if size > MAX_BYTES:
-        raise SceneError(source, [("$", f"file is {size / 1e6:.0f} MB; the limit is "
+        raise SceneError(source, [("$", f"cannot read file ({e.strerror or e})")]) from None
+    if len(data) > MAX_BYTES:
+        raise SceneError(source, [("$", f"file is larger than the limit of "
                                         f"{MAX_BYTES / 1e6:.0f} MB")])
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SceneError(source, [("$", f"not UTF-8 text (byte {e.start})")]) from None
-    except OSError as e:
-        raise SceneError(source, [("$", f"cannot read file ({e.strerror})")]) from None
+    return parse_document(text, source)
+
+
+def parse_document(text, source="<scene>"):
+    """JSON text -> dict, with SceneError for syntax, nesting and number problems."""
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise SceneError(source, [("$", f"invalid JSON at line {e.lineno} column {e.colno}: "
                                         f"{e.msg}")]) from None
-    return doc
+    except RecursionError:
+        raise SceneError(source, [("$", "nested too deeply")]) from None
+    except ValueError as e:   # e.g. an integer of more than 4300 digits
+        raise SceneError(source, [("$", f"invalid JSON: {e}".split(";")[0])]) from None
+
+
+class _NotRegular(OSError):
+    pass
+
+
+def _open_regular(path, flags):
+    """os.open that refuses anything but a regular file, without blocking on a FIFO."""
+    fd = os.open(path, flags | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) \
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
+            raise _NotRegular(f"it is {kind}")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def load_scene(path):
@@ -246,19 +282,8 @@ def _cross(a, b):
 
 
 def save_scene(world, path):
-    """Write the world as a scene file atomically (never a partial file)."""
+    """Write the world as a scene file durably (engine/durable.py: never a partial file,
+    the old file's mode kept, a symlink's target written)."""
     doc = world_to_scene(world)
     validate(doc, str(path))
-    text = json.dumps(doc, indent=2) + "\n"
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".impulse-", suffix=".json.tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_file(path, json.dumps(doc, indent=2) + "\n")

@@ -1,12 +1,48 @@
 """JSON Schema (draft 2020-12) of the scene file format, version 1.
 
-Unknown keys are errors everywhere (additionalProperties: false).
+Unknown keys are errors everywhere (additionalProperties: false). Every physical magnitude
+has bounds (README "Limits", like MuJoCo's documented limits): beyond them the engine's
+double-precision arithmetic, its tolerances or its step would not mean anything.
 """
 VERSION = 1
 
-_vec3 = {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3}
-_quat = {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4}
-_pos = {"type": "number", "exclusiveMinimum": 0}
+# Bounds (SI units). Coordinates: positions, anchors, camera; sizes: shape dimensions.
+COORD = 1e6          # |x| [m]
+SIZE = (1e-4, 1e4)   # shape dimensions [m]
+SPEED = 1e4          # |v| [m/s], |omega| [rad/s]
+MASS = (1e-6, 1e9)   # [kg]
+DENSITY = (1e-3, 1e6)    # [kg/m^3]
+INERTIA = 1e15       # principal moments [kg m^2]
+STIFFNESS = 1e9      # spring stiffness [N/m] (and torsion [N m/rad])
+DAMPING = 1e7        # [N s/m]
+FRICTION = 10.0      # coefficient of friction
+FORCE = 1e9          # motor force [N] or torque [N m], brake
+GRAVITY = 1e4        # |g| component [m/s^2]
+INT64 = 2 ** 63 - 1  # collision group / mask bits
+
+
+def _num(lo=None, hi=None, exclusive_lo=False):
+    d = {"type": "number"}
+    if lo is not None:
+        d["exclusiveMinimum" if exclusive_lo else "minimum"] = lo
+    if hi is not None:
+        d["maximum"] = hi
+    return d
+
+
+def _int(lo, hi):
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def _vec(n, item):
+    return {"type": "array", "items": item, "minItems": n, "maxItems": n}
+
+
+_coord = _num(-COORD, COORD)
+_vec3 = _vec(3, _coord)
+_quat = _vec(4, _num(-1e3, 1e3))
+_size = _num(SIZE[0], SIZE[1])
+_speed3 = _vec(3, _num(-SPEED, SPEED))
 _name = {"type": "string", "minLength": 1, "maxLength": 200}
 _color = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1},
           "minItems": 3, "maxItems": 4}
@@ -29,23 +65,24 @@ SHAPE = {
     "allOf": [
         {"if": {"properties": {"type": {"const": k}}}, "then": s} for k, s in [
             ("plane", _shape("plane", [], {})),
-            ("sphere", _shape("sphere", ["radius"], {"radius": _pos})),
-            ("box", _shape("box", ["size"], {"size": {**_vec3, "items": _pos}})),
+            ("sphere", _shape("sphere", ["radius"], {"radius": _size})),
+            ("box", _shape("box", ["size"], {"size": _vec(3, _size)})),
             ("capsule", _shape("capsule", ["radius", "length"],
-                               {"radius": _pos, "length": {"type": "number", "minimum": 0}})),
+                               {"radius": _size, "length": _num(0, SIZE[1])})),
             ("cylinder", _shape("cylinder", ["radius", "height"],
-                                {"radius": _pos, "height": _pos})),
+                                {"radius": _size, "height": _size})),
             ("hull", _shape("hull", ["points"], {"points": {
-                "type": "array", "items": _vec3, "minItems": 4}})),
+                "type": "array", "items": _vec(3, _num(-SIZE[1], SIZE[1])), "minItems": 4,
+                "maxItems": 10000}})),
         ]
     ],
 }
 
 MATERIAL = {
     "type": "object",
-    "properties": {"restitution": {"type": "number", "minimum": 0, "maximum": 1},
-                   "static_friction": {"type": "number", "minimum": 0},
-                   "dynamic_friction": {"type": "number", "minimum": 0}},
+    "properties": {"restitution": _num(0, 1),
+                   "static_friction": _num(0, FRICTION),
+                   "dynamic_friction": _num(0, FRICTION)},
     "additionalProperties": False,
 }
 
@@ -54,24 +91,24 @@ BODY = {
     "required": ["name"],
     "properties": {
         "name": _name,
-        "description": {"type": "string"},
+        "description": {"type": "string", "maxLength": 100000},
         "shape": SHAPE,
-        "shapes": {"type": "array", "items": SHAPE},
-        "mass": _pos,
-        "density": _pos,
-        "inertia": {**_vec3, "items": {"type": "number", "minimum": 0}},
-        "center_of_mass": _vec3,
+        "shapes": {"type": "array", "items": SHAPE, "maxItems": 10000},
+        "mass": _num(*MASS),
+        "density": _num(*DENSITY),
+        "inertia": _vec(3, _num(0, INERTIA)),
+        "center_of_mass": _vec(3, _num(-SIZE[1], SIZE[1])),
         "position": _vec3,
         "orientation": _quat,
-        "velocity": _vec3,
-        "angular_velocity": _vec3,
+        "velocity": _speed3,
+        "angular_velocity": _speed3,
         "fixed": {"type": "boolean"},
         "material": MATERIAL,
         "color": _color,
         "collision": {
             "type": "object",
-            "properties": {"group": {"type": "integer", "minimum": 0},
-                           "mask": {"type": "integer", "minimum": 0},
+            "properties": {"group": _int(0, INT64),
+                           "mask": _int(0, INT64),
                            "enabled": {"type": "boolean"}},
             "additionalProperties": False,
         },
@@ -82,15 +119,17 @@ BODY = {
 
 _limits = {
     "type": "object",
-    "properties": {"lower": {"type": "number"}, "upper": {"type": "number"}},
+    "properties": {"lower": _coord, "upper": _coord},
     "additionalProperties": False,
 }
 
 _sequence = {
     "type": "object",
     "required": ["times", "values"],
-    "properties": {"times": {"type": "array", "items": {"type": "number"}, "minItems": 1},
-                   "values": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+    "properties": {"times": {"type": "array", "items": _num(0, 1e9), "minItems": 1,
+                             "maxItems": 100000},
+                   "values": {"type": "array", "items": _coord, "minItems": 1,
+                              "maxItems": 100000},
                    "repeat": {"type": "boolean"}},
     "additionalProperties": False,
 }
@@ -117,25 +156,25 @@ JOINT = {
             "type": "object",
             "required": ["mode"],
             "properties": {"mode": {"enum": ["velocity", "position"]},
-                           "target": {"oneOf": [{"type": "number"}, _sequence]},
-                           "max_force": {"type": "number", "minimum": 0},
-                           "brake": {"type": "number", "minimum": 0}},
+                           "target": {"oneOf": [_coord, _sequence]},
+                           "max_force": _num(0, FORCE, exclusive_lo=True),
+                           "brake": _num(0, FORCE)},
             "additionalProperties": False,
         },
         "spring": {
             "type": "object",
-            "properties": {"stiffness": {"type": "number", "minimum": 0},
-                           "damping": {"type": "number", "minimum": 0},
-                           "rest": {"type": "number"}},
+            "properties": {"stiffness": _num(0, STIFFNESS),
+                           "damping": _num(0, DAMPING),
+                           "rest": _coord},
             "additionalProperties": False,
         },
         "bodies": {"type": "array", "items": _name, "minItems": 2, "maxItems": 2},
         "anchor": _vec3,
         "anchors": {"type": "array", "items": _vec3, "minItems": 2, "maxItems": 2},
         "local_anchors": {"type": "array", "items": _vec3, "minItems": 2, "maxItems": 2},
-        "stiffness": {"type": "number", "minimum": 0},
-        "damping": {"type": "number", "minimum": 0},
-        "rest_length": {"type": "number", "minimum": 0},
+        "stiffness": _num(0, STIFFNESS),
+        "damping": _num(0, DAMPING),
+        "rest_length": _num(0, COORD),
         "collide": {"type": "boolean"},
     },
     "oneOf": [{"required": ["anchor"]}, {"required": ["anchors"]},
@@ -148,23 +187,23 @@ JOINT = {
 SETTINGS = {
     "type": "object",
     "properties": {
-        "h": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-        "gravity": _vec3,
+        "h": _num(1e-6, 1),
+        "gravity": _vec(3, _num(-GRAVITY, GRAVITY)),
         "solver": {"enum": ["iterative", "linear", "tree"]},
-        "eps_pos": _pos,
-        "eps_vel": _pos,
-        "max_iterations": {"type": "integer", "minimum": 1},
-        "time_budget_ms": {"type": "number", "minimum": 0},
-        "taylor_order": {"type": "integer", "minimum": 1, "maximum": 12},
+        "eps_pos": _num(1e-12, 1),
+        "eps_vel": _num(1e-12, 100),
+        "max_iterations": _int(1, 1_000_000),
+        "time_budget_ms": _num(0, 60_000),
+        "taylor_order": _int(1, 12),
         "velocity_correction": {"type": "boolean"},
-        "max_halvings": {"type": "integer", "minimum": 0, "maximum": 12},
+        "max_halvings": _int(0, 12),
         "spring_mode": {"enum": ["approximate", "iterated"]},
         "restitution_law": {"enum": ["newton", "poisson"]},
-        "restitution_threshold": {"type": "number", "minimum": 0},
-        "contact_margin": {"type": "number", "minimum": 0},
-        "shock_passes": {"type": "integer", "minimum": -1},
-        "contact_sweeps": {"type": "integer", "minimum": 1},
-        "contact_tolerance": _pos,
+        "restitution_threshold": _num(0, SPEED),
+        "contact_margin": _num(0, 10),
+        "shock_passes": _int(-1, 100_000),
+        "contact_sweeps": _int(1, 100_000),
+        "contact_tolerance": _num(1e-12, 1),
     },
     "additionalProperties": False,
 }
@@ -176,8 +215,8 @@ SCENE = {
     "properties": {
         "format": {"const": "impulse-scene"},
         "version": {"type": "integer", "minimum": 1, "maximum": VERSION},
-        "name": {"type": "string"},
-        "description": {"type": "string"},
+        "name": {"type": "string", "maxLength": 1000},
+        "description": {"type": "string", "maxLength": 100000},
         "settings": SETTINGS,
         "camera": {
             "type": "object",
@@ -186,8 +225,8 @@ SCENE = {
                                        "exclusiveMaximum": 180}},
             "additionalProperties": False,
         },
-        "bodies": {"type": "array", "items": BODY},
-        "joints": {"type": "array", "items": JOINT},
+        "bodies": {"type": "array", "items": BODY, "maxItems": 100_000},
+        "joints": {"type": "array", "items": JOINT, "maxItems": 100_000},
         "contacts": {
             "type": "object",
             "properties": {

@@ -58,5 +58,11 @@ class Settings:
 
     @classmethod
     def from_dict(cls, d):
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """Settings from a scene's `settings` (validated): integer fields become int (a
+        JSON 4.0 is the integer 4), number fields float."""
+        kinds = {f.name: f.type for f in fields(cls)}
+        out = {}
+        for k, v in d.items():
+            if k in kinds:
+                out[k] = int(v) if kinds[k] is int else float(v) if kinds[k] is float else v
+        return cls(**out)

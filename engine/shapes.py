@@ -75,11 +75,22 @@ def unit_mass_properties(kind, size, points=None):
     return 0.0, np.zeros(3), np.zeros((3, 3))
 
 
+def convex_hull(points):
+    """scipy's ConvexHull of (k,3) points; ValueError with one sentence where Qhull finds
+    no hull (coplanar, collinear or coincident points) instead of Qhull's report."""
+    from scipy.spatial import ConvexHull, QhullError
+    try:
+        return ConvexHull(np.asarray(points, dtype=np.float64))
+    except (QhullError, ValueError):
+        raise ValueError("hull points are coplanar, collinear or coincident: the hull has "
+                         "no volume") from None
+
+
 def hull_mass_properties(points):
-    """Volume, centroid and inertia (density 1) of the convex hull of `points`."""
-    from scipy.spatial import ConvexHull
+    """Volume, centroid and inertia (density 1) of the convex hull of `points`. Raises
+    ValueError (one sentence) where the points span no volume."""
     pts = np.asarray(points, dtype=np.float64)
-    hull = ConvexHull(pts)
+    hull = convex_hull(pts)
     o = pts[hull.vertices].mean(axis=0)
     vol = 0.0
     com = np.zeros(3)
@@ -95,6 +106,9 @@ def hull_mass_properties(points):
         vol += d
         com += d * (a + b + c) / 4.0
         cov += 6.0 * d * e.T @ canon @ e
+    extent = float(np.ptp(pts, axis=0).max())
+    if not vol > 1e-9 * extent ** 3:
+        raise ValueError("hull points are (nearly) coplanar: the hull has no volume")
     com /= vol
     cov -= vol * np.outer(com, com)
     inertia = np.trace(cov) * np.eye(3) - cov

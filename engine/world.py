@@ -11,6 +11,7 @@ from . import state as S
 from .bodies import body_model
 from .contact_world import ContactSystem
 from .fastcall import FastCall
+from .guard import Problem, bad_bodies, zero_non_finite
 from .interaction import Drag, apply_drag
 from .joint_specs import local_frames, parameters
 from .joints import A_MOTOR, P_SEQ_START
@@ -61,6 +62,11 @@ class World:
         self.stats = np.zeros(S.T_SIZE)
         self._order = order
         self.drag = None           # the user's drag (engine/interaction.py), or None
+        self.steps_taken = 0       # step() calls and run() steps so far
+        self.problems = []         # guard.Problem per body the finite-state guard stopped
+        self.stopped_last_step = 0
+        self._good = None          # (pos, rot) at the start of the step (guard.py)
+        self._bad = np.zeros(0, dtype=np.int64)
         self._work = None          # global solvers' structure (solvers/graph.py) and its key
         self._work_key = None
         self.collision = ContactSystem(self)   # shape table, filters, detection
@@ -320,10 +326,13 @@ class World:
         Where a contact would bounce within the step, the kernel takes the step only up to
         that moment (Schmitt sec. 11's collision time, contacts.contact_time) and the rest
         follows as further sub-steps, each with its own detection, at most MAX_TOI_EVENTS
-        cuts a step (more: T_CAP_HIT)."""
+        cuts a step (more: T_CAP_HIT). The finite-state guard (guard.py) runs before
+        detection and after each sub-step's kernel."""
         self._check_order()
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
+        stopped = self._guard("was not finite before the step")
+        self._keep_good()
         h = self.settings.h
         left = h
         total = None
@@ -334,10 +343,13 @@ class World:
             C, detect_s = self.collision.detect(left)
             self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
             taken = arr[S.S_H]
+            if not np.isfinite(taken) or taken <= 0.0:
+                taken = left
+            stopped += self._guard("became NaN or infinite", C)
             self.collision.finish()
             self.collision.project_depth(self.stats, taken)
             self.stats[S.T_DETECT_NS] = detect_s * 1e9
-            self.h_prev = arr[S.S_H_PREV]
+            self.h_prev = arr[S.S_H_PREV] if np.isfinite(arr[S.S_H_PREV]) else taken
             total = self.stats.copy() if total is None else merge_stats(total, self.stats)
             left -= taken
             if left <= 1e-12 * h:
@@ -345,7 +357,53 @@ class World:
         if cut == self.MAX_TOI_EVENTS:   # the last sub-step could not be cut any more
             total[S.T_CAP_HIT] += 1
         self.stats[:] = total
+        self.stopped_last_step = stopped
         self.time += h
+        self.steps_taken += 1
+
+    # ---- the finite-state guard (guard.py) -------------------------------------------------
+    def _keep_good(self):
+        """Remember every body's pose at the start of the step (where the guard stops one)."""
+        B = self.B
+        if self._good is None or self._good[0].shape != B.pos.shape:
+            self._good = (B.pos.copy(), B.rot.copy())
+            self._bad = np.zeros(B.pos.shape[0], dtype=np.int64)
+        else:
+            np.copyto(self._good[0], B.pos)
+            np.copyto(self._good[1], B.rot)
+
+    def _guard(self, reason, C=None):
+        """Stop the bodies whose state is not finite or beyond guard.RUNAWAY: back to their
+        pose at the step's start (or the origin), at rest, fixed; their impulses and warm
+        starts are cleared. Each becomes a Problem; returns how many."""
+        B = self.B
+        if self._bad.shape[0] != B.pos.shape[0]:
+            self._bad = np.zeros(B.pos.shape[0], dtype=np.int64)
+        k = bad_bodies(B.pos, B.rot, B.vel, B.omega, B.static, self._bad)
+        if k == 0:
+            return 0
+        good = self._good if self._good is not None and \
+            self._good[0].shape == B.pos.shape else None
+        for b in self._bad[:k]:
+            finite = all(np.isfinite(a[b]).all() for a in (B.pos, B.rot, B.vel, B.omega))
+            why = reason if not finite else "moved beyond 1e10 m or m/s"
+            self.problems.append(Problem(self.steps_taken + 1, self.time, self.models[b].name, why))
+            if good is not None and np.isfinite(good[0][b]).all() and \
+                    np.isfinite(good[1][b]).all():
+                B.pos[b], B.rot[b] = good[0][b], good[1][b]
+            else:
+                B.pos[b], B.rot[b] = 0.0, np.eye(3)
+            B.vel[b] = B.omega[b] = 0.0
+            B.static[b] = True
+            B.inv_mass[b] = 0.0
+            B.inv_inertia[b] = 0.0
+            B.pred_ok[b] = False
+            if self.drag is not None and self.drag.body == b:
+                self.drag = None
+        zero_non_finite(self.J.acc, self.Sp.force_prev, self.Sp.applied)
+        if C is not None:
+            zero_non_finite(C.acc_n, C.acc_v, C.acc_c, C.keep)
+        return k
 
     def run(self, steps, record_every=0):
         """`steps` steps in one compiled call; records energy and stats per step and, if
@@ -362,6 +420,7 @@ class World:
         if self._has_contacts():
             wall = self._run_stepwise(steps, record_every, rec, stats, energy)
         else:
+            start = self.get_state(), self.J.acc.copy()
             arr = self.settings.to_array(self.h_prev, self.time)
             C = S.empty_contacts(0, n)
             work = self.solver_work()
@@ -373,6 +432,14 @@ class World:
             wall = _time.perf_counter() - t0
             self.h_prev = arr[S.S_H_PREV]
             self.time += steps * self.settings.h
+            self.steps_taken += steps
+            if bad_bodies(self.B.pos, self.B.rot, self.B.vel, self.B.omega, self.B.static,
+                          np.zeros(n, dtype=np.int64)):
+                # a body went non-finite: again step by step, where the guard stops it
+                self.set_state(start[0])
+                self.J.acc[:] = start[1]
+                self.steps_taken -= steps
+                wall = self._run_stepwise(steps, record_every, rec, stats, energy)
         if steps:
             self.stats[:] = stats[-1]
         return RunResult(stats, energy, times, *rec, wall_time=wall)
@@ -417,32 +484,55 @@ class World:
                 "collisions": int(s[S.T_COLLISIONS]), "contacts": int(s[S.T_CONTACTS]),
                 "contact_depth": float(s[S.T_DEPTH]),
                 "project_ms": float(s[S.T_PROJECT_NS]) * 1e-6,
-                "shock_layers": int(s[S.T_LAYERS])}
+                "shock_layers": int(s[S.T_LAYERS]),
+                "stopped_bodies": self.stopped_last_step}
 
     # ---- the user's drag (mouse, VR controller) -----------------------------------------
     DRAG_FORCE_FACTOR = 5.0   # default cap: this many times the body's weight
 
     def drag_start(self, body_index, world_point, max_force=None, beta=0.3):
         """Grab body `body_index` at `world_point`; it is pulled towards the target (initially
-        the point itself) by a soft joint capped at max_force (default 5 m max(|g|, 9.81))."""
-        b = int(body_index)
+        the point itself) by a soft joint capped at max_force (default 5 m max(|g|, 9.81)).
+        Raises ValueError for a body that does not exist or is fixed, a non-finite point,
+        max_force <= 0 or beta outside (0, 1]."""
+        b = self._body_ref(body_index)
         if self.B.static[b]:
             raise ValueError(f"body {self.models[b].name!r} is fixed and cannot be dragged")
+        point = _finite_vector(world_point, "drag point")
         if max_force is None:  # weight-proportional; standard gravity where there is none
             g = max(float(np.linalg.norm(self.settings.gravity)), 9.81)
             max_force = self.DRAG_FORCE_FACTOR * g / self.B.inv_mass[b]
-        point = np.asarray(world_point, dtype=np.float64)
-        self.drag = Drag(b, self._to_local(b, point), point.copy(), float(max_force), beta)
+        if not (np.isfinite(max_force) and max_force > 0):
+            raise ValueError(f"drag max_force must be a positive number, got {max_force}")
+        if not (0 < beta <= 1):
+            raise ValueError(f"drag beta must be in (0, 1], got {beta}")
+        self.drag = Drag(b, self._to_local(b, point), point.copy(), float(max_force),
+                         float(beta))
 
     def drag_to(self, world_point, world_rot=None):
-        """Move the drag target (and, for a VR grab, its orientation)."""
+        """Move the drag target (and, for a VR grab, its orientation: a rotation matrix).
+        Raises ValueError for a non-finite point or a matrix that is not a rotation."""
         if self.drag is None:
             return
-        self.drag.target = np.asarray(world_point, dtype=np.float64).copy()
+        target = _finite_vector(world_point, "drag target")
+        if world_rot is not None:
+            world_rot = np.asarray(world_rot, dtype=np.float64)
+            if world_rot.shape != (3, 3) or not np.isfinite(world_rot).all() or \
+                    not np.allclose(world_rot.T @ world_rot, np.eye(3), atol=1e-6):
+                raise ValueError("drag orientation must be a 3x3 rotation matrix")
+        self.drag.target = target
         if world_rot is not None:
             if self.drag.target_rot is None:
-                self.drag.local_rot = np.asarray(world_rot).T @ self.B.rot[self.drag.body]
-            self.drag.target_rot = np.asarray(world_rot, dtype=np.float64)
+                self.drag.local_rot = world_rot.T @ self.B.rot[self.drag.body]
+            self.drag.target_rot = world_rot
+
+    def _body_ref(self, index):
+        """A body index from the API, checked: an int in range."""
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise ValueError(f"body index must be an integer, got {index!r}")
+        if not 0 <= index < len(self.models):
+            raise ValueError(f"no body with index {index} (the world has {len(self.models)})")
+        return int(index)
 
     def drag_stop(self):
         self.drag = None
@@ -496,6 +586,18 @@ class World:
         rot_scene = self.B.rot[b] @ m.frame.T
         pos_scene = self.B.pos[b] - rot_scene @ m.com
         return pos_scene, matrix_to_quat(rot_scene)
+
+
+def _finite_vector(x, what):
+    """A 3-vector of finite numbers within the scene limits, or ValueError."""
+    from .scene_schema import COORD
+    try:
+        v = np.array(x, dtype=np.float64).reshape(3)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be 3 numbers, got {x!r}") from None
+    if not (np.abs(v) <= COORD).all():
+        raise ValueError(f"{what} must be finite and within {COORD:g} m, got {v.tolist()}")
+    return v
 
 
 _STAT_MAX = (S.T_RESIDUAL, S.T_VEL_RESIDUAL, S.T_LAYERS, S.T_END_DEPTH, S.T_DEPTH, S.T_ROWS,

@@ -96,11 +96,11 @@ def cylinder_polytope(r, hh, segments=CYLINDER_SEGMENTS):
 
 def hull_polytope(points, tol=1e-9):
     """Convex hull of a point set with coplanar triangles merged into polygon faces."""
-    from scipy.spatial import ConvexHull
+    from ..shapes import convex_hull
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     if len(pts) < 4:
         raise ValueError("a hull needs at least 4 points")
-    ch = ConvexHull(pts)
+    ch = convex_hull(pts)
     scale = max(1.0, float(np.max(np.abs(pts))))
     ns = len(ch.simplices)
     parent = list(range(ns))
