@@ -103,6 +103,7 @@ class App:
         self.viewer.grab = self.grab
         session.listeners.append(self._on_edit)
         session.batch_listeners.append(lambda: self.stats.record(session.world))
+        session.batch_listeners.append(lambda: self._report_stopped(session))
         if self.vr is not None:
             self.vr.on_session(session)
         self.stats.clear()
@@ -157,6 +158,14 @@ class App:
 
     def new_scene(self) -> None:
         self.confirm_discard(lambda: self.set_session(Session.new()))
+
+    def _report_stopped(self, session) -> None:
+        """Bodies the engine's finite-state guard stopped since the last batch: Problems."""
+        problems = session.world.problems
+        seen = session.problems_shown
+        if len(problems) > seen:
+            session.problems_shown = len(problems)
+            self.show_errors(self.errors + [p.line() for p in problems[seen:]])
 
     def show_errors(self, lines) -> None:
         self.errors = list(lines)

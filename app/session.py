@@ -58,6 +58,7 @@ class Session:
         self.batch_listeners = []      # callables() after every batch (UI thread, world idle)
         self.step_ms = 0.0             # wall time of the last step
         self._taken: list[dict] = []   # history states the running batch took
+        self.problems_shown = 0        # world.problems already listed in the Problems window
         self._capture_initial()
         self.history.configure(world.settings.h, world.get_state())
         self.history.record(world, force=True)

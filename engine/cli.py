@@ -121,6 +121,7 @@ def run_sim(args):
             tally.add(result, world.settings.eps_pos, world.settings.eps_vel)
             if trajectory is not None:
                 trajectory.write(result, first=done == 0)
+            del result        # before the next part is allocated
             done += n
     summary = tally.summary(world, os.path.basename(args.scene))
     if args.json:

@@ -20,8 +20,8 @@ class Problem:
     reason: str
 
     def line(self):
-        return f"body {self.body!r} {self.reason} at step {self.step} (t = {self.time:.6g} s); " \
-               f"it was stopped"
+        return f"step {self.step} (t = {self.time:.6g} s): body {self.body!r} {self.reason}; " \
+               f"it was stopped and fixed"
 
 
 @njit(cache=True)

@@ -331,7 +331,7 @@ class World:
         self._check_order()
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
-        stopped = self._guard("was not finite before the step")
+        stopped = self._guard("was not finite at the step's start")
         self._keep_good()
         h = self.settings.h
         left = h

@@ -99,7 +99,7 @@ def _sort_order(keys, order, resort):
 @njit(cache=True)
 def _slab_index(x, lo, w, nslab):
     t = (x - lo) / w
-    if t <= 0.0:
+    if not t > 0.0:     # also NaN: an index is never taken from a value that is not finite
         return 0
     if t >= nslab - 1:
         return nslab - 1
@@ -136,7 +136,8 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
     w = r1[2]
     nslab = 1
     if w > 0.0 and r1[1] > lo:
-        nslab = min(64, int((r1[1] - lo) / w) + 1)
+        q = (r1[1] - lo) / w
+        nslab = int(q) + 1 if q < 63.0 else 64
         w = max(w, (r1[1] - lo) / nslab)
     else:
         w = 1.0
