@@ -236,14 +236,26 @@ class Viewer:
             log.exception("file drop handler failed for %s", paths)
 
     def _on_close(self):
-        if self.on_quit is not None and not self.on_quit():
-            return True             # handled: pyglet's default handler would close the window
-        pyglet.app.exit()
+        """A close request (window button, Quit, a dialog's Save or Discard, maybe in the
+        middle of a frame): `on_quit` may keep the window open; else the loop ends after this
+        frame and `close()` releases the GL objects while the context is still alive. Always
+        handled: pyglet's default handler would destroy the context at once."""
+        if self.on_quit is None or self.on_quit():
+            self.window.has_exit = True
+            pyglet.app.exit()
+        return True
 
     def close(self) -> None:
-        """Release GL objects and the window."""
-        if self.ui is not None:
-            self.ui.shutdown()
-            self.ui = None
-        self.renderer.release()
+        """Release the GL objects with this window's context current (none once the context
+        is gone), then the window."""
+        if self.window.context is not None:
+            self.window.switch_to()
+            if self.ui is not None:
+                self.ui.shutdown()
+            self.renderer.release()
+            # pyglet's own objects of the window, else deleted when the window is collected
+            # through whatever context is current then (GLException in ShaderProgram.__del__)
+            self.window.ubo.buffer.delete()
+            self.window._default_program.delete()
+        self.ui = None
         self.window.close()

@@ -4,6 +4,10 @@ Fails (never skips) without Xvfb or OpenGL; only the drag physics assertion is s
 while the engine lacks World.drag_start."""
 import json
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +16,7 @@ from app_scenes import drag_scene, two_boxes
 from gui_util import wait_until, xdotool
 
 W, H = 1024, 640
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -418,3 +423,181 @@ def test_contact_filter_stops_a_collision(app, tmp_path):
     pump(app)
     xdo("key", "ctrl+z")
     assert wait_until(lambda: not w.contacts_spec.get("disabled_pairs"), lambda: pump(app))
+
+
+def start_typing(app, key):
+    """Put an edit field into text entry: a drag field takes Ctrl+click, an input field a
+    click; Ctrl+A selects what it shows."""
+    from app.ui.widgets import rects
+
+    x0, y0, x1, y1 = rects[key]
+    xdo("mousemove", *imgui_screen(app, x0 + 12, (y0 + y1) / 2))     # the first component
+    pump(app, 2)
+    xdo("keydown", "ctrl")
+    pump(app)
+    xdo("click", "1")
+    pump(app, 3)
+    xdo("keyup", "ctrl")
+    pump(app)
+    xdo("key", "ctrl+a")
+    pump(app, 2)
+
+
+def leave_field(app, how):
+    """Return, Tab, or a click on the Inspector's title bar (nothing there to edit)."""
+    if how == "click":
+        xdo("mousemove", *imgui_screen(app, W - 100, 30))
+        pump(app, 2)
+        xdo("click", "1")
+    else:
+        xdo("key", how)
+    pump(app, 3)
+
+
+@pytest.mark.parametrize("how", ["Return", "Tab", "click"])
+def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
+    """Typing into each kind of field (a float and a vector in the Inspector, a scientific and
+    an integer field in the Solver panel) and leaving it applies exactly the typed double as
+    one undo entry; the saved file keeps it; an attempt that changes nothing adds nothing."""
+    from app.world_specs import body_spec
+
+    path = write(tmp_path, "typed.json", drag_scene())
+    open_scene(app, path)
+    ses, w = app.session, app.session.world
+    app.panels["contacts"] = False            # (an earlier test opened it over the Inspector)
+    app.select("body", "crate")
+    pump(app, 3)
+    crate = lambda: body_spec(w, w.body_index("crate"))            # noqa: E731
+    fields = [("crate.mass", "2.3", lambda: crate()["mass"], 2.3),
+              ("set.eps_pos", "1e-6", lambda: w.settings.eps_pos, 1e-6),
+              ("set.max_iterations", "777", lambda: w.settings.max_iterations, 777),
+              ("crate.pos", "0.1", lambda: crate()["position"], [0.1, 1.0, 0.0])]
+    for key, text, read, expected in fields:
+        n = len(ses.editor.undo_stack)
+        start_typing(app, key)
+        xdo("type", text)
+        pump(app, 2)
+        leave_field(app, how)
+        if key == "crate.pos" and how == "Tab":           # Tab moves on to y, then z, then out
+            leave_field(app, "Tab")
+            leave_field(app, "Tab")
+        assert wait_until(lambda: read() == expected, lambda: pump(app)), (key, read())
+        assert len(ses.editor.undo_stack) == n + 1, (key, [c.label for c in ses.editor.undo_stack])
+    app.viewer.screenshot(tmp_path / f"typed_{how}.png")
+    leave_field(app, "click")
+    xdo("key", "ctrl+s")
+    assert wait_until(lambda: not ses.dirty, lambda: pump(app))
+    saved = json.loads(open(path).read())
+    assert saved["settings"]["eps_pos"] == 1e-6 and saved["settings"]["max_iterations"] == 777
+    body = next(b for b in saved["bodies"] if b["name"] == "crate")
+    assert body["mass"] == 2.3 and body["position"] == [0.1, 1.0, 0.0]
+    # attempts that change nothing: no undo entry, not modified, the history stays
+    run_steps(app, 20)
+    snapshots, n = len(ses.history.snapshots), len(ses.editor.undo_stack)
+    assert snapshots >= 10
+    for key, text, read, expected in fields:
+        start_typing(app, key)
+        if key != "crate.pos":                 # the same value typed again
+            xdo("type", text)
+            pump(app, 2)
+        leave_field(app, how)
+        leave_field(app, "click")
+    assert len(ses.editor.undo_stack) == n and not ses.dirty
+    assert len(ses.history.snapshots) >= snapshots                  # kept (a clear leaves one)
+
+
+# `impulse view` as a user starts it, which also writes where the dialog's buttons are drawn
+QUIT_DRIVER = """
+import json, os, sys
+from app import __main__ as entry
+from app.ui import widgets
+record = widgets.record_rect
+def record_and_publish(key):
+    record(key)
+    if key.startswith("modal."):
+        with open(sys.argv[1] + ".tmp", "w") as f:
+            json.dump({k: v for k, v in widgets.rects.items() if k.startswith("modal.")}, f)
+        os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+widgets.record_rect = record_and_publish
+sys.exit(entry.view(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("button", ["save", "discard", "no dialog"])
+def test_quit_through_the_unsaved_changes_dialog_exits_cleanly(display, tmp_path, button):
+    """Ctrl+Q with unsaved changes asks; Cancel keeps the window open; Save or Discard (or Ctrl+Q
+    once undo made the scene clean again) ends the process with status 0 and nothing on stderr
+    about GL: the GL objects go while the context is alive."""
+    from app_scenes import box, doc
+
+    path = write(tmp_path, "quit.json", doc([box("crate", [0.0, 1.0, 0.0], size=0.6)],
+                                            gravity=(0.0, 0.0, 0.0)))
+    before = open(path).read()
+    rects_file = tmp_path / "rects.json"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-c", QUIT_DRIVER, str(rects_file), path,
+                             "--size", "1024x640", "--paused"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+    def title_is(pattern):
+        return subprocess.run(["xdotool", "search", "--name", pattern], env=env,
+                              capture_output=True).returncode == 0
+
+    def until(predicate, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and proc.poll() is None:
+            if predicate():
+                return True
+            time.sleep(0.2)
+        return predicate()
+
+    def click(x, y):
+        xdo("mousemove", str(int(x)), str(int(y)))
+        time.sleep(0.3)
+        xdo("click", "1")
+
+    def dialog_button(name):
+        """Click a button of the dialog once its place has settled (it sizes itself)."""
+        assert until(rects_file.exists, 10)
+        old = None
+        while old != (new := json.loads(rects_file.read_text())):
+            old = new
+            time.sleep(0.5)
+        x0, y0, x1, y1 = new[f"modal.{name}"]
+        click((x0 + x1) / 2, (y0 + y1) / 2)
+
+    try:
+        assert until(lambda: title_is(r"^quit\.json - impulse$"), 120), "no window"
+        for _ in range(10):                        # the crate in the middle: select, duplicate
+            click(512, 320)
+            xdo("key", "ctrl+d")
+            if until(lambda: title_is(r"^quit\.json \* - impulse$"), 3):
+                break
+        assert title_is(r"^quit\.json \* - impulse$")
+        xdo("mousemove", "512", "100")
+        xdo("key", "ctrl+q")
+        dialog_button("cancel")
+        time.sleep(1.0)
+        assert proc.poll() is None and title_is(r"^quit\.json \* - impulse$")   # still open
+        if button == "no dialog":
+            xdo("mousemove", "512", "100")
+            xdo("key", "ctrl+z")
+            assert until(lambda: title_is(r"^quit\.json - impulse$"), 10)
+            xdo("key", "ctrl+q")
+        else:
+            rects_file.unlink()
+            xdo("key", "ctrl+q")
+            dialog_button(button)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err[-3000:]
+    assert "Traceback" not in err and "Exception ignored" not in err, err[-3000:]
+    names = [b["name"] for b in json.loads(open(path).read())["bodies"]]
+    assert names == (["crate", "crate_2"] if button == "save" else ["crate"])
+    if button != "save":
+        assert open(path).read() == before

@@ -153,3 +153,26 @@ def test_keys_reset_and_focus_and_bad_file_drop(viewer):
 
 def v_display():
     return os.environ["DISPLAY"]
+
+
+def test_closed_viewer_leaves_no_gl_object_to_delete_at_exit(display):
+    """Viewer.close() deletes its window's GL objects, pyglet's own included, while the
+    context is alive: none is left for interpreter exit to delete through whatever context
+    is current then (here an EGL one, as after the EGL render tests)."""
+    code = "\n".join(["import gc",
+                      "from gui_util import gl_context, release_glx_context",
+                      "from app.window import Viewer",
+                      "v = Viewer(None, 320, 200, vsync=False)",
+                      "v.window.dispatch_events()",
+                      "v.frame()",
+                      "v.close()",
+                      "release_glx_context()",
+                      "ctx = gl_context()",
+                      "del v",
+                      "gc.collect()"])
+    env = {**os.environ, "DISPLAY": display,
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])}
+    res = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "Exception ignored" not in res.stderr and "Traceback" not in res.stderr, res.stderr

@@ -66,8 +66,8 @@ def draw_joint_tool(app) -> None:
     if changed:
         tool.kind = types[i]
     if tool.kind == "spring":
-        _, tool.stiffness = imgui.input_float("stiffness", tool.stiffness)
-        _, tool.damping = imgui.input_float("damping", tool.damping)
+        _, tool.stiffness = imgui.input_double("stiffness", tool.stiffness, 0.0, 0.0, "%.6g")
+        _, tool.damping = imgui.input_double("damping", tool.damping, 0.0, 0.0, "%.6g")
     if app.grab is not None:
         imgui.set_next_item_width(120)
         _, app.grab.force_factor = imgui.slider_float("drag cap x weight",

@@ -1,55 +1,85 @@
 """Edit widgets that turn one user gesture into one editor command: the value shown while a
-drag or text entry is in progress is kept locally and committed when the widget is released
-(ImGui's "deactivated after edit")."""
+drag or text entry is in progress is kept locally and committed when the widget is left.
+Numbers are doubles (drag_scalar_n / input_double), so a typed value reaches the model
+exactly as typed (integers are ImGui's ints; colours its single-precision colour edit)."""
 from __future__ import annotations
 
+import ctypes
+
+import numpy as np
 from imgui_bundle import imgui
 
 _pending: dict[str, object] = {}
 
 
-def _finish(key: str, value, changed: bool):
-    """(commit?, value): keeps the in-progress value; commit on release after an edit."""
-    if imgui.is_item_active():
+def _finish(key: str, current, changed: bool, value):
+    """(commit?, value) after an edit widget. The value of a drag or text entry in progress is
+    kept here (the model changes only on commit) and committed once, on the first frame the
+    widget is no longer active, if it differs from `current`. ImGui applies a typed value
+    only on that frame (Return, Tab or a click elsewhere); Tab inside a vector moves to its
+    next component, and the vector is committed when the user leaves it."""
+    record_rect(key)
+    if changed:
         _pending[key] = value
-    if imgui.is_item_deactivated_after_edit():
-        return True, _pending.pop(key, value)
-    if not imgui.is_item_active():
-        _pending.pop(key, None)
-    return False, value
+    if imgui.is_item_active():
+        return False, value
+    value = _pending.pop(key, current)
+    return value != current, value
 
 
 def _shown(key: str, current):
     return _pending.get(key, current)
 
 
+_DOUBLE = int(imgui.DataType_.double)
+_capsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
+                             ctypes.c_void_p)(("PyCapsule_New", ctypes.pythonapi))
+
+
+def _pointer(a: np.ndarray):
+    """A numpy array's data as the void* of imgui's *_scalar functions (imgui_bundle takes it
+    as a capsule named "nb_handle", nanobind's void* caster); `a` must outlive the call."""
+    return _capsule(a.ctypes.data, b"nb_handle", None)
+
+
+def _drag_doubles(label: str, values, speed: float, lo: float, hi: float, fmt: str):
+    """imgui.drag_scalar_n on doubles (lo >= hi: unbounded): (changed, list of floats)."""
+    v, bounds = np.array(values, dtype=np.float64), np.array([lo, hi], dtype=np.float64)
+    changed = imgui.drag_scalar_n(label, _DOUBLE, _pointer(v), len(v), speed,
+                                  _pointer(bounds[:1]), _pointer(bounds[1:]), fmt)
+    return changed, [float(x) for x in v]
+
+
 def edit_float(label: str, key: str, current: float, speed: float = 0.01, lo: float = 0.0,
                hi: float = 0.0, fmt: str = "%.4g"):
-    changed, v = imgui.drag_float(label, float(_shown(key, current)), speed, lo, hi, fmt)
-    return _finish(key, float(v), changed)
+    current = float(current)
+    changed, v = _drag_doubles(label, [_shown(key, current)], speed, lo, hi, fmt)
+    return _finish(key, current, changed, v[0])
 
 
 def edit_vec3(label: str, key: str, current, speed: float = 0.01, fmt: str = "%.3f"):
-    shown = [float(x) for x in _shown(key, current)]
-    changed, v = imgui.drag_float3(label, shown, speed, 0.0, 0.0, fmt)
-    return _finish(key, [float(x) for x in v], changed)
+    current = [float(x) for x in current]
+    changed, v = _drag_doubles(label, _shown(key, current), speed, 0.0, 0.0, fmt)
+    return _finish(key, current, changed, v)
 
 
 def edit_color(label: str, key: str, current):
-    shown = [float(x) for x in _shown(key, current)][:3]
-    changed, v = imgui.color_edit3(label, shown)
-    return _finish(key, [float(x) for x in v], changed)
+    current = [float(x) for x in current][:3]
+    changed, v = imgui.color_edit3(label, _shown(key, current))
+    return _finish(key, current, changed, [float(x) for x in v])
 
 
 def edit_int(label: str, key: str, current: int, lo: int, hi: int):
-    changed, v = imgui.drag_int(label, int(_shown(key, current)), 0.2, lo, hi)
-    return _finish(key, int(v), changed)
+    current = int(current)
+    changed, v = imgui.drag_int(label, _shown(key, current), 0.2, lo, hi)
+    return _finish(key, current, changed, int(v))
 
 
 def edit_sci(label: str, key: str, current: float):
-    """A positive float typed in (scientific notation is fine)."""
-    changed, v = imgui.input_float(label, float(_shown(key, current)), 0.0, 0.0, "%.3e")
-    return _finish(key, float(v), changed)
+    """A float typed in (scientific notation is fine)."""
+    current = float(current)
+    changed, v = imgui.input_double(label, _shown(key, current), 0.0, 0.0, "%.3e")
+    return _finish(key, current, changed, float(v))
 
 
 def checkbox(label: str, current: bool):
@@ -71,7 +101,8 @@ def help_marker(text: str) -> None:
         imgui.set_tooltip(text)
 
 
-# screen rectangles of named buttons from the last frame (GUI tests click them with xdotool)
+# screen rectangles of named buttons and edit fields from the last frame (GUI tests click
+# them with xdotool)
 rects: dict[str, tuple[float, float, float, float]] = {}
 
 
