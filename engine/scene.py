@@ -11,6 +11,7 @@ import os
 import stat
 
 import jsonschema
+import numpy as np
 
 from . import scene_schema
 from .durable import write_file
@@ -222,15 +223,41 @@ def scene_to_world(doc, source="<scene>"):
             world.add_joint(spec)
         except (ValueError, KeyError) as e:
             raise SceneError(source, [(f"$.joints[{i}]", str(e).strip("'\""))]) from None
+    if "state" in doc and _state_agrees(world, doc["state"]):
+        from .resume import from_document
+        try:
+            from_document(world, doc["state"])
+        except ValueError as e:
+            path, _, msg = str(e).partition(": ")
+            raise SceneError(source, [(path, msg)]) from None
     return world
+
+
+def _state_agrees(world, state, tol=1e-6):
+    """The `state` block describes the bodies as the file places them (to tol): if someone
+    edited a body's position, orientation or velocity by hand, the edit wins and the block
+    (a cache of exact values) is not used."""
+    bodies = state.get("bodies", {})
+    for b, m in enumerate(world.models):
+        entry = bodies.get(m.name)
+        if entry is None:
+            return False
+        for key, now in (("pos", world.B.pos[b]), ("rot", world.B.rot[b]),
+                         ("vel", world.B.vel[b]), ("omega", world.B.omega[b])):
+            saved = np.asarray(entry.get(key, []), dtype=np.float64).reshape(-1)
+            if saved.size != now.size or not (np.abs(saved - now.reshape(-1)) <= tol).all():
+                return False
+    return True
 
 
 def _clean(x):
     return [float(v) for v in x]
 
 
-def world_to_scene(world):
-    """The current world (state, edits, settings) as a scene document."""
+def world_to_scene(world, exact_state=False):
+    """The current world (state, edits, settings) as a scene document; with exact_state
+    also its `state` block (engine/resume.py), so that loading it continues the run
+    bit for bit."""
     doc = {"format": "impulse-scene", "version": scene_schema.VERSION}
     for key in ("name", "description"):
         if key in world.meta:
@@ -274,6 +301,9 @@ def world_to_scene(world):
         doc["joints"] = joints
     if world.contacts_spec:
         doc["contacts"] = copy.deepcopy(world.contacts_spec)
+    if exact_state:
+        from .resume import to_document
+        doc["state"] = to_document(world)
     return doc
 
 
@@ -284,6 +314,6 @@ def _cross(a, b):
 def save_scene(world, path):
     """Write the world as a scene file durably (engine/durable.py: never a partial file,
     the old file's mode kept, a symlink's target written)."""
-    doc = world_to_scene(world)
+    doc = world_to_scene(world, exact_state=True)
     validate(doc, str(path))
     write_file(path, json.dumps(doc, indent=2) + "\n")

@@ -208,6 +208,36 @@ SETTINGS = {
     "additionalProperties": False,
 }
 
+_numbers = {"type": "array", "items": {"type": "number"}, "maxItems": 10_000_000}
+STATE = {   # exact resume (engine/resume.py): written by saves, never needed by hand
+    "type": "object",
+    "required": ["time", "h_prev", "bodies"],
+    "properties": {
+        "time": _num(-1e9, 1e9),
+        "h_prev": _num(0, 1),
+        "bodies": {"type": "object", "additionalProperties": {
+            "type": "object",
+            "required": ["pos", "rot", "vel", "omega"],
+            "properties": {"pos": _vec3, "rot": _vec(9, _num(-2, 2)),
+                           "vel": _vec(3, _num(-1e10, 1e10)),
+                           "omega": _vec(3, _num(-1e10, 1e10)), "stopped": {"type": "boolean"}},
+            "additionalProperties": False}},
+        "joints": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["anchors", "frames"],
+            "properties": {"anchors": _vec(6, _coord), "frames": _vec(18, _num(-2, 2))},
+            "additionalProperties": False}},
+        "springs": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["force_prev", "anchors"],
+            "properties": {"force_prev": _vec(3, _num(-1e30, 1e30)),
+                           "anchors": _vec(6, _coord)},
+            "additionalProperties": False}},
+        "contacts": {"type": "object", "additionalProperties": {
+            "type": "array", "maxItems": 10_000_000,
+            "items": {"oneOf": [{"type": "number"}, _numbers]}}},
+    },
+    "additionalProperties": False,
+}
+
 SCENE = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -227,6 +257,7 @@ SCENE = {
         },
         "bodies": {"type": "array", "items": BODY, "maxItems": 100_000},
         "joints": {"type": "array", "items": JOINT, "maxItems": 100_000},
+        "state": STATE,
         "contacts": {
             "type": "object",
             "properties": {

@@ -569,15 +569,14 @@ class World:
 
     # ---- state snapshots (history, undo of motion) ---------------------------------------
     def get_state(self):
-        return {"time": self.time, "h_prev": self.h_prev, "pos": self.B.pos.copy(),
-                "rot": self.B.rot.copy(), "vel": self.B.vel.copy(),
-                "omega": self.B.omega.copy(), "force_prev": self.Sp.force_prev.copy()}
+        """Everything the next step reads (engine/resume.py): continuing from set_state()
+        of this snapshot is bit-identical to the run that took it."""
+        from .resume import capture
+        return capture(self)
 
     def set_state(self, st):
-        self.time, self.h_prev = st["time"], st["h_prev"]
-        for name in ("pos", "rot", "vel", "omega"):
-            getattr(self.B, name)[:] = st[name]
-        self.Sp.force_prev[:] = st["force_prev"]
+        from .resume import restore
+        restore(self, st)
 
     # ---- scene out -----------------------------------------------------------------------
     def body_scene_pose(self, b):

@@ -11,13 +11,25 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.scene import SceneError, scene_to_world
+from engine.scene import SceneError, scene_to_world, world_to_scene
 from tests.conftest import SCENES
 
 SMALL = ["pendulum", "double_pendulum", "mass_spring", "rail", "tumbling_box", "rod_table",
          "four_balls", "bouncing_balls", "spinning_top", "rolling_bodies", "slider_crank",
          "universal_shaft", "motors", "box_stack", "newtons_cradle", "hinge_chain"]
 DOCS = {n: json.load(open(os.path.join(SCENES, n + ".json"))) for n in SMALL}
+
+
+def _saved(name, steps):
+    """A scene as saved mid-run: with its exact `state` block (engine/resume.py)."""
+    world = scene_to_world(copy.deepcopy(DOCS[name]))
+    world.run(steps)
+    return json.loads(json.dumps(world_to_scene(world, exact_state=True)))
+
+
+for _name in ("box_stack", "newtons_cradle", "mass_spring"):
+    DOCS[_name + "_saved"] = _saved(_name, 5)
+SMALL = list(DOCS)
 
 EXTREME = [0, -1, 1, 1e-300, 1e-20, 1e-7, 1e6, 1e20, 1e200, 1e300, -1e300, 4.0, 2 ** 70,
            10 ** 40, 0.5, -0.5, True, None, "x", [], {}, [0, 0, 0], [1e300, 0, 0],
