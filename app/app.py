@@ -24,6 +24,7 @@ from app.recent import add_recent
 from app.recorder import Recorder, default_media_path
 from app.screenshot import save_png
 from app.session import Session
+from app.userdirs import documents_dir
 from app.stats import StatsSeries
 from app.ui.contacts_panel import draw_contacts_panel
 from app.ui.dialogs import Dialogs, draw_help, draw_problems
@@ -174,10 +175,12 @@ class App:
 
     # ================================================================ saving
     def save(self, then=None) -> bool:
+        """Save: the scene as edited with its initial state. A new scene, or one that ships
+        with impulse (kept as it is), asks where to save a copy."""
         ses = self.session
         if ses is None:
             return False
-        if not ses.path:
+        if not ses.path or ses.bundled:
             self.prompt_save_as(then)
             return False
         return self._save_to(ses.path, then)
@@ -195,10 +198,31 @@ class App:
             then()
         return True
 
-    def prompt_save_as(self, then=None) -> None:
+    def _default_path(self, suffix="") -> str:
+        """Where a Save as / Save state as dialog starts: next to the open file, or in the
+        user's documents folder for a new or bundled scene."""
         ses = self.session
-        default = ses.path or str(Path.cwd() / "untitled.json")
-        self.dialogs.ask_path("Save scene as", default, lambda p: self._save_to(p, then))
+        name = Path(ses.path).stem if ses and ses.path else "untitled"
+        if ses and ses.path and not ses.bundled:
+            return str(Path(ses.path).with_name(name + suffix + ".json"))
+        return str(documents_dir() / (name + suffix + ".json"))
+
+    def prompt_save_as(self, then=None) -> None:
+        self.dialogs.ask_path("Save scene as", self._default_path(),
+                              lambda p: self._save_to(p, then))
+
+    def prompt_save_state(self) -> None:
+        self.dialogs.ask_path("Save state as", self._default_path("-state"),
+                              self._save_state_to)
+
+    def _save_state_to(self, path) -> bool:
+        try:
+            target = self.session.save_state(path)
+        except (OSError, SceneError, ValueError) as e:
+            self.show_errors([f"Save state failed, {path} was not changed: {e}"])
+            return False
+        self.status = f"saved the state at t = {self.session.world.time:.3f} s to {target}"
+        return True
 
     def prompt_open(self) -> None:
         default = str(self.session.path if self.session and self.session.path else SCENES) + os.sep
@@ -452,7 +476,8 @@ class App:
             return None
         if ctrl:
             actions = {key.Z: self.redo if shift else self.undo, key.Y: self.redo,
-                       key.S: self.prompt_save_as if shift else self.save,
+                       key.S: self.prompt_save_state if modifiers & key.MOD_ALT
+                       else self.prompt_save_as if shift else self.save,
                        key.O: self.prompt_open, key.N: self.new_scene, key.Q: self.quit,
                        key.D: self.duplicate_selection}
             fn = actions.get(symbol)

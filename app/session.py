@@ -2,9 +2,10 @@
 
 - reset() puts every body back to its initial pose and velocities (by name: bodies added
   later start where they were added; edits are kept) and the time to 0;
-- save() writes the current state atomically (engine.save_scene); a failed save raises and
-  leaves the file on disk as it was (reset still goes back to the state the session began
-  with);
+- save() writes the scene as edited with each body's initial pose and velocities (what
+  Reset goes back to), never the mid-run state, and never over a bundled scene;
+  save_state() writes the current moment exactly (engine.save_scene: the `state` block);
+  both are durable: a failed save raises and leaves the file on disk as it was;
 - structural edits clear the history (its snapshots no longer fit the arrays).
 
 Threads: with `threaded=True` the loop steps the world on the physics thread (app/loop.py).
@@ -15,17 +16,21 @@ thread keeps the history states the batch took and tells `batch_listeners`.
 from __future__ import annotations
 
 import copy
+import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-from app.editor import Editor
+from app.editor import EditBody, Editor, SetMotion
 from app.history import History
 from app.loop import FixedStepLoop
 from app.scene_view import SceneView
+from app.gallery import SCENES
 from app.world_specs import body_spec, set_body_motion
 from engine import World, load_scene, save_scene
+from engine.durable import write_file
+from engine.scene import validate, world_to_scene
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
 
@@ -145,6 +150,16 @@ class Session:
     # ------------------------------------------------------------ edits
     def _on_edit(self, cmd) -> None:
         w = self.world
+        if isinstance(cmd, EditBody) and "name" in cmd.changes:       # a rename (or its undo)
+            old, new = cmd.name, cmd.changes["name"]                   # keeps the start
+            if new in w.body_names and old in self.initial:
+                self.initial[new] = self.initial.pop(old)
+            elif old in w.body_names and new in self.initial:
+                self.initial[old] = self.initial.pop(new)
+        if isinstance(cmd, SetMotion) and cmd.name in w.body_names:   # the user's pose edit
+            spec = body_spec(w, w.body_index(cmd.name))                # is the new start
+            start = self.initial.setdefault(cmd.name, {})
+            start.update({k: copy.deepcopy(spec[k]) for k in cmd.changes if k in spec})
         for b, name in enumerate(w.body_names):
             if name not in self.initial:
                 self._remember(b, name)
@@ -159,17 +174,58 @@ class Session:
             fn(cmd)
 
     # ------------------------------------------------------------ saving
+    @property
+    def bundled(self) -> bool:
+        """The open file is one of the scenes that ship with the program (read-only here)."""
+        return is_bundled(self.path)
+
+    def scene_document(self) -> dict:
+        """The scene as edited, each body at its initial pose and velocities."""
+        doc = world_to_scene(self.world)
+        for spec in doc["bodies"]:
+            start = self.initial.get(spec["name"])
+            if start is not None:
+                for k in MOTION_KEYS:
+                    spec.pop(k, None)
+                spec.update(copy.deepcopy(start))
+        return doc
+
     def save(self, path=None) -> str:
-        """Write the current state (atomic). Raises OSError/SceneError; the old file stays."""
+        """Write the scene as edited with its initial state (durable). Raises OSError /
+        SceneError / ValueError (no path; a bundled scene); the old file stays."""
         target = str(path or self.path or "")
         if not target:
             raise ValueError("no file name: use Save as")
+        if is_bundled(target):
+            raise ValueError(f"{target} ships with impulse and is kept as it is: "
+                             f"save a copy with Save as")
         self.loop.sync()
-        save_scene(self.world, target)
+        doc = self.scene_document()
+        validate(doc, target)
+        write_file(target, json.dumps(doc, indent=2) + "\n")
         self.path = target
         self.world.meta["path"] = target
         self.editor.mark_saved()
         return target
+
+    def save_state(self, path) -> str:
+        """Write the current moment exactly (poses, velocities, time, contact memory: the
+        `state` block), to continue from it later. The open file stays the session's."""
+        target = str(path)
+        if is_bundled(target):
+            raise ValueError(f"{target} ships with impulse and is kept as it is")
+        self.loop.sync()
+        save_scene(self.world, target)
+        return target
+
+
+def is_bundled(path) -> bool:
+    if not path:
+        return False
+    try:
+        return Path(path).resolve().is_relative_to(SCENES.resolve())
+    except OSError:
+        return False
 
 
 def states_equal(a: World, b: World, tol: float = 1e-9) -> bool:

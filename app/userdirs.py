@@ -1,4 +1,5 @@
-"""Per-user folders (XDG): config, cache, data; created on first use."""
+"""Per-user folders (XDG): config, cache, data; created on first use. Documents, pictures
+and videos as the desktop names them (platformdirs reads user-dirs.dirs)."""
 from __future__ import annotations
 
 import os
@@ -20,3 +21,18 @@ def cache_dir() -> Path:
 
 def data_home() -> Path:
     return _base("XDG_DATA_HOME", ".local/share")
+
+
+def documents_dir() -> Path:
+    import platformdirs
+    return Path(platformdirs.user_documents_dir())
+
+
+def pictures_dir() -> Path:
+    import platformdirs
+    return Path(platformdirs.user_pictures_dir())
+
+
+def videos_dir() -> Path:
+    import platformdirs
+    return Path(platformdirs.user_videos_dir())

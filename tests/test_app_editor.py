@@ -1,4 +1,7 @@
 """Editor commands and the undo/redo stack, without a window."""
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -152,11 +155,18 @@ def test_session_reset_history_and_failed_save_keeps_the_file(scene_path, tmp_pa
     assert states_equal(load_scene(str(path)), w) and not ses.dirty
     before = path.read_bytes()
     ses.editor.run(EditBody("box", {"color": [1.0, 0.0, 0.0]}))
-    w.body_pos[0, 0] = np.inf
-    with pytest.raises(ValueError, match="finite"), np.errstate(invalid="ignore"):
-        ses.save()
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+    real_fsync = os.fsync
+    os.fsync = disk_full
+    try:
+        with pytest.raises(OSError, match="no space left"):
+            ses.save()
+    finally:
+        os.fsync = real_fsync
     assert path.read_bytes() == before and ses.dirty
-    assert not list(tmp_path.glob(".impulse-*"))            # no temporary file left behind
+    assert not list(tmp_path.glob(".*"))                    # no temporary file left behind
 
 
 def test_new_scene_has_a_ground_and_saves_as_a_valid_file(tmp_path):
@@ -185,3 +195,77 @@ def test_undo_of_a_new_key_removes_it_again(world):
     assert not world.body_static[b] and "fixed" not in world.models[b].spec
     ed.redo()
     assert world.body_static[world.body_index(name)]
+
+
+# ---- saving keeps what the user opened (issue 18.3) ---------------------------------------
+
+def _copy(scene_path, tmp_path, name, mode=0o644):
+    path = tmp_path / name
+    path.write_bytes(open(scene_path(name), "rb").read())
+    os.chmod(path, mode)
+    return path
+
+
+def test_save_writes_the_scene_as_edited_with_its_initial_state(scene_path, tmp_path):
+    from app.editor import SetMotion
+    from app.session import Session
+    from engine import load_scene
+
+    path = _copy(scene_path, tmp_path, "box_stack.json")
+    ses = Session.open(str(path))
+    start = load_scene(str(path))
+    for _ in range(30):
+        ses.step()
+    moved = ses.world.body_names[-1]
+    ses.editor.run(SetMotion(moved, {"position": [0.3, 2.5, 0.0]}))   # a pose edit mid-run
+    heavier = ses.world.body_names[2]
+    ses.editor.run(EditBody(heavier, {"mass": 2.5}))                 # and a property edit
+    for _ in range(10):
+        ses.step()
+    ses.save()
+    saved = json.loads(path.read_text())
+    assert "state" not in saved and os.stat(path).st_mode & 0o777 == 0o644
+    again = load_scene(str(path))
+    for b, name in enumerate(again.body_names):
+        if name == moved:
+            assert np.allclose(again.body_scene_pose(b)[0], [0.3, 2.5, 0.0])
+        else:       # where it started, not where the run has taken it
+            s = start.body_index(name)
+            assert np.allclose(again.body_pos[b], start.body_pos[s], atol=1e-12), name
+            assert not again.body_vel[b].any()
+    assert next(b for b in saved["bodies"] if b["name"] == heavier)["mass"] == 2.5
+    assert not ses.dirty
+
+
+def test_save_state_writes_this_moment_exactly_and_keeps_the_open_file(scene_path, tmp_path):
+    from app.session import Session
+    from engine import load_scene
+
+    path = _copy(scene_path, tmp_path, "box_stack.json")
+    before = path.read_bytes()
+    ses = Session.open(str(path))
+    for _ in range(20):
+        ses.step()
+    out = ses.save_state(tmp_path / "moment.json")
+    assert ses.path == str(path) and path.read_bytes() == before
+    resumed = load_scene(out)
+    for _ in range(15):
+        ses.step()
+        resumed.step()
+    assert np.array_equal(resumed.body_pos, ses.world.body_pos)
+    assert resumed.time == ses.world.time
+
+
+def test_bundled_scenes_are_never_written(scene_path):
+    from app.session import Session
+
+    path = scene_path("pendulum.json")
+    before = open(path, "rb").read()
+    ses = Session.open(path)
+    assert ses.bundled
+    for _ in range(10):
+        ses.step()
+    for save in (ses.save, lambda: ses.save(path), lambda: ses.save_state(path)):
+        with pytest.raises(ValueError, match="ships with impulse"):
+            save()
+    assert open(path, "rb").read() == before

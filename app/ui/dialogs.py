@@ -139,6 +139,7 @@ SHORTCUTS = (("Space", "play / pause"), ("Right or N", "single step"),
              ("Right drag + WASDQE", "fly"), ("Wheel", "zoom"), ("F / Home", "focus / reset view"),
              ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo"), ("Del / Ctrl+D", "delete / duplicate"),
              ("Ctrl+N / O / S", "new / open / save"), ("Ctrl+Shift+S", "save as"),
+             ("Ctrl+Alt+S", "save state as (this moment, exactly)"),
              ("F12 / F9", "screenshot / record video"), ("Esc", "cancel the joint tool"),
              ("Ctrl+Q", "quit"))
 

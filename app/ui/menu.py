@@ -36,6 +36,11 @@ def _file_menu(app) -> None:
         app.save()
     if _item("Save as...", "Ctrl+Shift+S", has):
         app.prompt_save_as()
+    if _item("Save state as...", "Ctrl+Alt+S", has):
+        app.prompt_save_state()
+    if has and imgui.is_item_hovered():
+        imgui.set_tooltip("Save writes the scene as edited, every body where it started.\n"
+                          "Save state as writes this moment exactly, to continue from it.")
     imgui.separator()
     if _item("Screenshot", "F12", has):
         app.screenshot()
