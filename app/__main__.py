@@ -3,8 +3,10 @@
     impulse                                  the launcher (gallery of bundled scenes)
     impulse view [SCENE.json]                open a scene (no scene: the launcher)
     impulse view SCENE --screenshot OUT.png --frames N [--size WxH] [--no-ui]
-                                             simulate and render N frames, save the last, exit
-                                             (--sync-physics: step inside the frames, no thread)
+                                             simulate and render N frames, save the last, exit;
+                                             each frame is 1/60 s of simulated time (--time T:
+                                             the frames of T seconds); --sync-physics: step
+                                             inside the frames, no thread
     impulse view SCENE --vr                  the scene in an OpenXR headset, this window mirrors
     impulse install-launcher                 desktop entry + icon for the application menu
     impulse bench viewer [--json OUT]        viewer fps and real-time factor (app/bench_viewer.py)
@@ -20,10 +22,14 @@ import sys
 
 
 def parse_view(argv):
-    p = argparse.ArgumentParser(prog="impulse view", description="Open a scene in the viewer.")
+    from engine.cli import OneLineParser
+    p = OneLineParser(prog="impulse view", description="Open a scene in the viewer.")
     p.add_argument("scene", nargs="?", help="scene file (.json); none: the launcher")
     p.add_argument("--screenshot", help="save the last frame as PNG and exit (with --frames)")
-    p.add_argument("--frames", type=int, default=None, help="stop after this many frames")
+    p.add_argument("--frames", type=_positive_int, default=None,
+                   help="render this many frames, each 1/60 s of simulated time, then exit")
+    p.add_argument("--time", type=_positive_float, default=None, metavar="T",
+                   help="like --frames: the frames of T seconds of simulated time")
     p.add_argument("--size", default="1280x720", help="window size WxH")
     p.add_argument("--no-ui", action="store_true", help="hide the panels")
     p.add_argument("--no-vsync", action="store_true")
@@ -39,9 +45,36 @@ def parse_view(argv):
         args.width, args.height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         p.error(f"--size must look like 1280x720, got {args.size!r}")
+    if args.time is not None:
+        if args.frames is not None:
+            p.error("give --frames or --time, not both")
+        args.frames = max(1, round(args.time * FRAME_RATE))
     if args.screenshot and not args.frames:
         args.frames = 60
     return args
+
+
+FRAME_RATE = 60      # --frames / --time: simulated frames per second
+
+
+def _positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return v
+
+
+def _positive_float(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v < 1e6:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return v
 
 
 def view(argv) -> int:
@@ -73,7 +106,8 @@ def view(argv) -> int:
         print(f"impulse: cannot open a window (display {os.environ.get('DISPLAY') or 'not set'}): "
               f"{type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    app = App(viewer, threaded=not args.sync_physics)
+    app = App(viewer, threaded=not args.sync_physics,
+              frame_dt=1.0 / FRAME_RATE if args.frames and not args.vr else None)
     if session is not None:
         app.set_session(session)
         session.loop.paused = args.paused

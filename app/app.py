@@ -24,7 +24,7 @@ from app.recent import add_recent
 from app.recorder import Recorder, default_media_path
 from app.screenshot import save_png
 from app.session import Session
-from app.userdirs import documents_dir
+from app.userdirs import documents_dir, pictures_dir, videos_dir
 from app.stats import StatsSeries
 from app.ui.contacts_panel import draw_contacts_panel
 from app.ui.dialogs import Dialogs, draw_help, draw_problems
@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 
 
 class App:
-    def __init__(self, viewer, scenes_dir=SCENES, media_dir=None, threaded: bool = True):
+    def __init__(self, viewer, scenes_dir=SCENES, media_dir=None, threaded: bool = True,
+                 frame_dt: float | None = None):
         self.viewer = viewer
         self.threaded = threaded               # physics on a thread beside the frames
         self.session: Session | None = None
@@ -60,7 +61,10 @@ class App:
                        "timeline": True, "help": False, "vr": False}
         self.stats = StatsSeries()
         self.recorder = Recorder()
-        self.media_dir = media_dir
+        self.recording_panels = True
+        self.media_dir = media_dir             # None: the user's pictures / videos folders
+        self.capture_panels = True             # F12 and F9 take the panels too (View menu)
+        self.frame_dt = frame_dt               # paced: each frame is this much simulated time
         self.dialogs = Dialogs(self)
         self.joint_tool = JointTool(self)
         self.launcher = Launcher(self, scenes_dir)
@@ -401,26 +405,40 @@ class App:
                            f"{vr.vr.missed_frames} missed")
 
     # ================================================================ media
-    def screenshot(self, path=None) -> Path | None:
+    def _media_path(self, kind: str, ext: str) -> Path:
+        folder = self.media_dir or (pictures_dir() if ext == "png" else videos_dir()) / "impulse"
+        return default_media_path(kind, ext, folder)
+
+    def screenshot(self, path=None, panels: bool | None = None) -> Path | None:
+        """F12 (with panels as View > Capture panels says), Shift+F12 (the other way)."""
         if self.session is None:
             return None
-        path = Path(path) if path else default_media_path("shot", "png", self.media_dir)
-        self.viewer.screenshot(path)
-        self.status = f"screenshot {path}"
+        panels = self.capture_panels if panels is None else panels
+        path = Path(path) if path else self._media_path("shot", "png")
+        try:
+            self.viewer.screenshot(path, with_ui=panels)
+        except OSError as e:
+            self.show_errors([f"Screenshot failed: {e}"])
+            return None
+        self.status = f"screenshot {'with' if panels else 'without'} panels saved to {path}"
         return path
 
-    def toggle_recording(self, path=None) -> None:
+    def toggle_recording(self, path=None, panels: bool | None = None) -> None:
+        """F9 / Shift+F9: start or stop an MP4 of the window (panels as for screenshots)."""
         if self.recorder.active:
             out = self.recorder.stop()
-            self.status = f"video {out} ({self.recorder.frames} frames)"
+            self.status = f"video saved to {out} ({self.recorder.frames} frames)"
             return
         if self.session is None:
             return
-        path = Path(path) if path else default_media_path("video", "mp4", self.media_dir)
+        self.recording_panels = self.capture_panels if panels is None else panels
+        path = Path(path) if path else self._media_path("video", "mp4")
         try:
             self.recorder.start(path)
         except Exception as e:  # noqa: BLE001 - ffmpeg missing or path not writable
             self.show_errors([f"cannot record to {path}: {e}"])
+            return
+        self.status = f"recording to {path}"
 
     # ================================================================ per frame
     def update(self, dt: float) -> None:
@@ -429,15 +447,21 @@ class App:
             return
         if self.grab is not None:
             self.scene_view.gizmo_lines = self.grab.gizmo_lines()
+        self.scene_view.joint_preview = self.joint_tool.preview()
         if self.vr is not None:
             report = self.vr.frame(dt)
             if report is None:                 # the runtime ended the session
                 self.exit_vr()
                 return
+        elif self.frame_dt is not None:     # paced: exactly frame_dt of simulated time a frame
+            loop = self.session.loop
+            loop.max_steps = max(loop.max_steps, int(np.ceil(self.frame_dt / loop.h)) + 1)
+            loop.advance(self.frame_dt, budget_s=float("inf"))
+            loop.sync()
         else:
             self.session.loop.advance(dt)
         if self.recorder.active:
-            self.recorder.add(self.viewer.screenshot(with_ui=False))
+            self.recorder.add(self.viewer.screenshot(with_ui=self.recording_panels))
         self._update_title()
 
     def _update_title(self) -> None:
@@ -488,7 +512,8 @@ class App:
             return None
         plain = {key.RIGHT: self.single_step, key.N: self.single_step,
                  key.BACKSPACE: self.reset, key.DELETE: self.delete_selection,
-                 key.F12: self.screenshot, key.F9: self.toggle_recording,
+                 key.F12: lambda: self.screenshot(panels=self.capture_panels != bool(shift)),
+                 key.F9: lambda: self.toggle_recording(panels=self.capture_panels != bool(shift)),
                  key.F1: lambda: self.panels.__setitem__("help", not self.panels["help"])}
         fn = plain.get(symbol)
         if fn is not None:

@@ -20,7 +20,8 @@ from .durable import open_for_write, write_file
 from .rotations import matrix_to_quat
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its errors as one line ("impulse sim: ...") and exit status 2."""
     def error(self, message):
         print(f"impulse {self.prog.split()[-1]}: {message}", file=sys.stderr)
         sys.exit(2)
@@ -39,7 +40,7 @@ def _positive(kind):
 
 
 def sim_parser():
-    p = _Parser(prog="impulse sim", description="Run a scene headless and report its metrics.")
+    p = OneLineParser(prog="impulse sim", description="Run a scene headless and report its metrics.")
     p.add_argument("scene", help="scene file (.json)")
     p.add_argument("--duration", type=_positive(float), default=10.0, help="seconds (default 10)")
     p.add_argument("--h", type=_positive(float), help="time step [s] (default: the scene's)")
@@ -193,7 +194,7 @@ def write_trajectory(world, result, path, every=1, with_contacts=False):
 
 def bench_parser():
     from .benchmarks import BENCHMARKS
-    p = _Parser(prog="impulse bench", description="Run benchmarks; print a table, write JSON.")
+    p = OneLineParser(prog="impulse bench", description="Run benchmarks; print a table, write JSON.")
     p.add_argument("names", nargs="*", metavar="NAME",
                    help=f"benchmarks to run (default all): {', '.join(BENCHMARKS)}")
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")

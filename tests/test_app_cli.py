@@ -40,6 +40,10 @@ def test_screenshot_of_every_bundled_scene(display, tmp_path):
                 stdout, stderr = proc.communicate(timeout=180)
                 assert proc.returncode == 0, stderr[-2000:]
                 assert f"screenshot: {o}" in stdout
+                # paced: 20 frames are 20/60 s of simulated time, whatever the wall clock
+                t = float(stdout.split("t = ")[1].split(" s")[0])
+                h = json.loads(p.read_text()).get("settings", {}).get("h", 0.01)
+                assert abs(t - 20 / 60) <= h + 1e-3, (p.stem, t)
                 images[p.stem] = iio.imread(o)[..., :3].astype(np.int16)
             pending = []
     assert len(images) == len(SCENE_FILES) >= 5

@@ -140,7 +140,8 @@ SHORTCUTS = (("Space", "play / pause"), ("Right or N", "single step"),
              ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo"), ("Del / Ctrl+D", "delete / duplicate"),
              ("Ctrl+N / O / S", "new / open / save"), ("Ctrl+Shift+S", "save as"),
              ("Ctrl+Alt+S", "save state as (this moment, exactly)"),
-             ("F12 / F9", "screenshot / record video"), ("Esc", "cancel the joint tool"),
+             ("F12 / F9", "screenshot / record video (to Pictures / Videos)"),
+             ("Shift+F12 / Shift+F9", "the same without (or with) the panels"), ("Esc", "cancel the joint tool"),
              ("Ctrl+Q", "quit"))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from app.recent import load_recent
+from app.ui import widgets as W
 from app.ui.view_panel import TOGGLES
 
 SPEEDS = (1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
@@ -44,8 +45,15 @@ def _file_menu(app) -> None:
     imgui.separator()
     if _item("Screenshot", "F12", has):
         app.screenshot()
+    other = "without panels" if app.capture_panels else "with panels"
+    if _item(f"Screenshot {other}", "Shift+F12", has):
+        app.screenshot(panels=not app.capture_panels)
     if _item("Stop recording" if app.recorder.active else "Record video", "F9", has):
         app.toggle_recording()
+    if not app.recorder.active and _item(f"Record video {other}", "Shift+F9", has):
+        app.toggle_recording(panels=not app.capture_panels)
+    if imgui.menu_item("Pictures and videos include the panels", "", app.capture_panels)[0]:
+        app.capture_panels = not app.capture_panels
     imgui.separator()
     if _item("Quit", "Ctrl+Q"):
         app.quit()
@@ -71,12 +79,15 @@ def _edit_menu(app) -> None:
 
 
 def _view_menu(app) -> None:
-    if not imgui.begin_menu("View"):
+    opened = imgui.begin_menu("View")
+    W.record_rect("menu.View")
+    if not opened:
         return
     opts = app.viewer.options
     for label, field in TOGGLES:
         if imgui.menu_item(label, "", getattr(opts, field))[0]:
             setattr(opts, field, not getattr(opts, field))
+        W.record_rect(f"menu.View.{label}")
     imgui.separator()
     for label, key in PANELS:
         if imgui.menu_item(label, "", app.panels[key])[0]:
