@@ -106,11 +106,10 @@ def view(argv) -> int:
         print(f"impulse: cannot open a window (display {os.environ.get('DISPLAY') or 'not set'}): "
               f"{type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    app = App(viewer, threaded=not args.sync_physics,
+    app = App(viewer, threaded=not args.sync_physics, open_paused=args.paused,
               frame_dt=1.0 / FRAME_RATE if args.frames and not args.vr else None)
     if session is not None:
         app.set_session(session)
-        session.loop.paused = args.paused
         from app.recent import add_recent
 
         add_recent(args.scene)

@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 class App:
     def __init__(self, viewer, scenes_dir=SCENES, media_dir=None, threaded: bool = True,
-                 frame_dt: float | None = None):
+                 frame_dt: float | None = None, open_paused: bool = False):
         self.viewer = viewer
         self.threaded = threaded               # physics on a thread beside the frames
         self.session: Session | None = None
@@ -65,6 +65,7 @@ class App:
         self.media_dir = media_dir             # None: the user's pictures / videos folders
         self.capture_panels = True             # F12 and F9 take the panels too (View menu)
         self.frame_dt = frame_dt               # paced: each frame is this much simulated time
+        self.open_paused = open_paused         # scenes open paused (Simulation menu, --paused)
         self.dialogs = Dialogs(self)
         self.joint_tool = JointTool(self)
         self.launcher = Launcher(self, scenes_dir)
@@ -99,6 +100,7 @@ class App:
             self.session.close()
         self.session = session
         session.loop.threaded = self.threaded
+        session.loop.paused = self.open_paused
         self.scene_view = session.view
         self.viewer.set_world(self.scene_view)
         self.viewer.options.grid = self._ground_visible(session.world)

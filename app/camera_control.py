@@ -43,7 +43,7 @@ class CameraController:
 
     def on_mouse_press(self, x, y, button, modifiers):
         self.mouse_xy = (x, y)
-        if self._ui_wants_mouse():
+        if self.viewer.ui is not None and self.viewer.ui.owns_press(x, y):
             return
         self.press_xy, self.moved = (x, y), 0.0
         if button == mouse.MIDDLE or (button == mouse.LEFT and modifiers & key.MOD_SHIFT):

@@ -40,10 +40,25 @@ class ImGuiLayer:
         imgui.get_io().set_ini_filename("")
         imgui.style_colors_dark()
         self.impl = FixedPygletRenderer(window)
+        self.window = window
+        self.rects: list[tuple[float, float, float, float]] = []   # drawn windows, last frame
+        self.popup_open = False
 
     @property
     def want_mouse(self) -> bool:
         return bool(imgui.get_io().want_capture_mouse)
+
+    def owns_press(self, x: float, y: float) -> bool:
+        """Whether a mouse press at pyglet (x, y) is the UI's. ImGui's want_capture_mouse is
+        last frame's answer (a click right after pressing a tool button, before a frame saw
+        the mouse leave the panel, would be swallowed), so the press goes to the UI only
+        where last frame drew a window there, or while a popup or modal is open."""
+        if not self.want_mouse:
+            return False
+        if self.popup_open:
+            return True
+        iy = self.window.height - 1 - y
+        return any(x0 <= x <= x1 and y0 <= iy <= y1 for x0, y0, x1, y1 in self.rects)
 
     @property
     def want_keyboard(self) -> bool:
@@ -55,6 +70,11 @@ class ImGuiLayer:
         imgui.new_frame()
         if draw_ui is not None:
             draw_ui()
+        self.popup_open = imgui.is_popup_open(
+            "", imgui.PopupFlags_.any_popup_id | imgui.PopupFlags_.any_popup_level)
+        self.rects = [(w.pos.x, w.pos.y, w.pos.x + w.size.x, w.pos.y + w.size.y)
+                      for w in imgui.get_current_context().windows
+                      if w.active and not w.hidden and not w.name.startswith("Debug##")]
         imgui.render()
         self.impl.render(imgui.get_draw_data())
 
@@ -66,3 +86,4 @@ class ImGuiLayer:
         self.impl.shutdown()
         implot.destroy_context(self.plot_context)
         imgui.destroy_context(self.context)
+

@@ -1,5 +1,7 @@
 """`impulse install-launcher`: a freedesktop .desktop entry and icon for the current user, so
-the app shows in the application menu and opens .json scene files from the file manager."""
+the app shows in the application menu and opens scene files from the file manager: a MIME
+type of its own (application/x-impulse-scene: JSON whose start names the format), never
+every application/json file."""
 from __future__ import annotations
 
 import shutil
@@ -13,7 +15,25 @@ from app.paths import ASSETS, REPO_ROOT
 from app.userdirs import data_home
 
 APP_ID = "impulse"
-MIME_TYPES = "application/json;application/x-impulse-scene;"
+MIME_TYPE = "application/x-impulse-scene"
+MIME_TYPES = f"{MIME_TYPE};"
+
+# shared-mime-info package: a scene is a JSON file whose first bytes hold
+# "format": "impulse-scene" (every file `impulse` saves starts so); only those open with
+# impulse, not every JSON file
+MIME_PACKAGE = f"""<?xml version="1.0" encoding="UTF-8"?>
+<mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info">
+  <mime-type type="{MIME_TYPE}">
+    <comment>impulse scene</comment>
+    <sub-class-of type="application/json"/>
+    <icon name="{APP_ID}"/>
+    <magic priority="80">
+      <match type="string" value="impulse-scene" offset="0:256"/>
+    </magic>
+    <glob pattern="*.impulse.json" weight="60"/>
+  </mime-type>
+</mime-info>
+"""
 
 
 def exec_line() -> str:
@@ -50,6 +70,10 @@ def install(home_data: Path | None = None) -> list[Path]:
     entry = apps / f"{APP_ID}.desktop"
     write_file(entry, desktop_entry())
     written = [entry]
+    mime = base / "mime" / "packages" / f"{APP_ID}.xml"
+    mime.parent.mkdir(parents=True, exist_ok=True)
+    write_file(mime, MIME_PACKAGE)
+    written.append(mime)
     icons = base / "icons" / "hicolor"
     for src, sub, name in ((ASSETS / "icons" / "impulse.svg", "scalable/apps", f"{APP_ID}.svg"),
                            (ASSETS / "icons" / "impulse-256.png", "256x256/apps", f"{APP_ID}.png")):
@@ -58,6 +82,7 @@ def install(home_data: Path | None = None) -> list[Path]:
         write_file(dst, src.read_bytes())
         written.append(dst)
     for tool, args in (("update-desktop-database", [str(apps)]),
+                       ("update-mime-database", [str(base / "mime")]),
                        ("gtk-update-icon-cache", ["-f", "-t", str(icons)])):
         if shutil.which(tool):
             subprocess.run([tool, *args], capture_output=True, check=False, timeout=30)

@@ -30,6 +30,7 @@ from app.gallery import SCENES
 from app.world_specs import body_spec, set_body_motion
 from engine import World, load_scene, save_scene
 from engine.durable import write_file
+from engine.warmup import warm_interaction
 from engine.scene import validate, world_to_scene
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
@@ -65,6 +66,7 @@ class Session:
         self._taken: list[dict] = []   # history states the running batch took
         self.problems_shown = 0        # world.problems already listed in the Problems window
         self._capture_initial()
+        warm_interaction()             # the first drag or edit must not stall the physics
         self.history.configure(world.settings.h, world.get_state())
         self.history.record(world, force=True)
 

@@ -49,6 +49,7 @@ def warm_up():
     w = scene_to_world(contact_doc)
     w.step()
     w.run(3, record_every=1)
+    warm_interaction()
     for mode in ("approximate", "iterated"):
         w = scene_to_world(doc)
         w.settings.spring_mode = mode
@@ -57,6 +58,39 @@ def warm_up():
         w.energy()
         w.joint_coordinates("h")
     return w
+
+
+_interaction_warm = False
+
+
+def warm_interaction():
+    """The paths a user reaches while a scene runs, so the first of each does not stall the
+    physics: a mouse drag, a VR grab (drag with an orientation), a body dropped in and
+    removed, a joint added and removed, a snapshot and its restore. Once per process."""
+    global _interaction_warm
+    if _interaction_warm:
+        return
+    from .scene import scene_to_world
+    w = scene_to_world({"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
+                        "bodies": [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
+                                   {"name": "box", "mass": 1.0, "position": [0, 0.2, 0],
+                                    "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}}]})
+    w.step()
+    snap = w.get_state()
+    w.drag_start(1, w.B.pos[1] + [0.05, 0.05, 0.0])
+    w.drag_to(w.B.pos[1] + [0.1, 0.1, 0.0], np.eye(3))
+    w.step()
+    w.drag_stop()
+    w.add_body({"name": "ball", "mass": 1.0, "position": [0.5, 0.5, 0],
+                "shape": {"type": "sphere", "radius": 0.1}})
+    w.add_joint({"name": "j", "type": "ball", "bodies": ["box", "ball"], "anchor": [0.3, 0.3, 0]})
+    w.step()
+    w.remove_joint("j")
+    w.remove_body("ball")
+    w.step()
+    w.set_state(snap)
+    w.step()
+    _interaction_warm = True
 
 
 def main():

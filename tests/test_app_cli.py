@@ -84,7 +84,9 @@ def test_install_launcher_writes_desktop_entry_and_icons(tmp_path):
     assert entry.startswith("[Desktop Entry]\n")
     fields = dict(line.split("=", 1) for line in entry.splitlines()[1:] if "=" in line)
     assert fields["Type"] == "Application" and fields["Icon"] == "impulse"
-    assert "application/json" in fields["MimeType"].split(";")
+    assert fields["MimeType"].split(";") == ["application/x-impulse-scene", ""]   # not all JSON
+    mime = (tmp_path / "mime" / "packages" / "impulse.xml").read_text()
+    assert 'type="application/x-impulse-scene"' in mime and "impulse-scene" in mime
     assert fields["Exec"].endswith(" view %f")
     assert (tmp_path / "icons/hicolor/scalable/apps/impulse.svg").is_file()
     assert (tmp_path / "icons/hicolor/256x256/apps/impulse.png").stat().st_size > 1000

@@ -8,6 +8,17 @@ from app.ui import widgets as W
 from app.ui.layout import place
 
 
+def depth_text(depth: float) -> str:
+    """A contact's depth in words: overlap or gap in mm, "touching" within 5 µm (never
+    "-0.00 mm")."""
+    mm = depth * 1e3
+    if mm >= 0.005:
+        return f"overlap {mm:.2f} mm"
+    if mm <= -0.005:
+        return f"gap {-mm:.2f} mm"
+    return "touching"
+
+
 def draw_contacts_panel(app) -> None:
     place("contacts")
     opened, app.panels["contacts"] = imgui.begin("Contacts", app.panels["contacts"])
@@ -21,8 +32,9 @@ def draw_contacts_panel(app) -> None:
             names, impulse = w.body_names, w.contact_impulse
             for c in range(min(len(live), 200)):
                 p = impulse[c] if c < len(impulse) else 0.0
-                imgui.bullet_text(f"{names[live.body_a[c]]} / {names[live.body_b[c]]}: "
-                                  f"depth {live.depth[c] * 1e3:.2f} mm, impulse {p:.3g} N s")
+                imgui.bullet()
+                imgui.text_wrapped(f"{names[live.body_a[c]]} / {names[live.body_b[c]]}: "
+                                   f"{depth_text(live.depth[c])}, impulse {p:.3g} N s")
         imgui.separator()
         imgui.text("collision off for:")
         for a, b in list((w.contacts_spec or {}).get("disabled_pairs", [])):

@@ -119,6 +119,9 @@ def _sim_menu(app) -> None:
                 if imgui.menu_item(label, "", abs(loop.speed - s) < 1e-9)[0]:
                     loop.speed = s
             imgui.end_menu()
+    imgui.separator()
+    if imgui.menu_item("Open scenes paused", "", app.open_paused)[0]:
+        app.open_paused = not app.open_paused
     imgui.end_menu()
 
 

@@ -1,0 +1,58 @@
+"""Small things a newcomer notices (issue 18.6): the first click after a tool button reaches
+the view; contact depths in words; scenes that open paused when asked."""
+import os
+
+from app_scenes import two_boxes
+from gui_util import xdotool
+from test_app_gui import (app, click_button, display, open_scene, project,  # noqa: F401
+                          pump, screen, write)
+
+
+def xdo(*args):
+    xdotool(os.environ["DISPLAY"], *args)
+
+
+def test_the_first_click_after_a_tool_button_reaches_the_view(app, tmp_path):  # noqa: F811
+    open_scene(app, write(tmp_path, "two.json", two_boxes()))
+    w = app.session.world
+    a = w.body_index("a")
+    click_button(app, "joint.start")
+    assert app.joint_tool.active and app.joint_tool.first is None
+    assert app.viewer.ui.want_mouse                 # the UI still has the mouse ...
+    xdo("mousemove", *screen(app, *project(app, w.body_pos[a])))
+    xdo("click", "1")                               # ... when the click comes: no frame between
+    pump(app, 3)
+    assert app.joint_tool.first is not None and app.joint_tool.first[0] == "a"
+
+
+def test_a_click_on_a_panel_stays_the_panels(app, tmp_path):  # noqa: F811
+    open_scene(app, write(tmp_path, "two.json", two_boxes()))
+    app.selection = None
+    from app.ui.widgets import rects
+    x0, y0, x1, y1 = rects["joint.start"]
+    wx, wy = app.viewer.window.get_location()
+    xdo("mousemove", str(int(wx + x1 + 5)), str(int(wy + y0 + 2)))      # the panel, no button
+    pump(app, 2)
+    xdo("click", "1")
+    pump(app, 3)
+    assert app.selection is None and app.viewer.controller.mode is None
+
+
+def test_open_scenes_paused_when_asked(app, scene_path):  # noqa: F811
+    app.open_paused = True
+    app.open_path(scene_path("pendulum.json"))
+    pump(app, 3)
+    t = app.session.world.time
+    pump(app, 10)
+    assert app.session.loop.paused and app.session.world.time == t
+    app.open_paused = False
+    app.open_path(scene_path("box_stack.json"))
+    pump(app, 3)
+    assert not app.session.loop.paused
+
+
+def test_contact_depths_in_words():
+    from app.ui.contacts_panel import depth_text
+    assert depth_text(-1e-9) == depth_text(0.0) == depth_text(4e-6) == "touching"
+    assert depth_text(2.5e-4) == "overlap 0.25 mm"
+    assert depth_text(-3e-3) == "gap 3.00 mm"
