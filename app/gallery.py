@@ -1,4 +1,4 @@
-"""The bundled scenes for the launcher: file, name and one-line description."""
+"""The bundled scenes for the launcher: file, name and description (on one line)."""
 from __future__ import annotations
 
 import json
@@ -18,9 +18,9 @@ class SceneEntry:
     description: str
 
 
-def one_line(text: str, limit: int = 90) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[:limit - 3].rstrip() + "..."
+def one_line(text: str) -> str:
+    """The text with every run of white space (line breaks included) made one space."""
+    return " ".join(str(text).split())
 
 
 def scene_entries(folder=SCENES) -> list[SceneEntry]:

@@ -3,12 +3,16 @@ table (shape_body, shape_kind, shape_size, shape_local_pos/rot, hull_vertex, sha
 is built from `world.models` and rebuilt only when the set of body models changes.
 
 A World that already has shape-table attributes (the collision engine adds them) is used as
-is. `gizmo_lines` is (k, 2, 3) extra segments (the mouse drag) drawn by the gizmo pass.
+is. `gizmo_lines` is (k, 2, 3) extra segments (the mouse drag) drawn by the gizmo pass;
+`joint_drawing` what the joint gizmos show (app/joint_drawing.py), `joint_preview` the joint
+tool's joint-to-be (a JointDrawing, or None).
 While the physics thread steps the world, the renderer reads a copy (SceneView.freeze).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from app.joint_drawing import joint_drawing
 
 SHAPE_TABLE = ("shape_body", "shape_kind", "shape_size", "shape_local_pos", "shape_local_rot",
                "hull_vertex", "shape_hull_start", "shape_hull_count")
@@ -65,6 +69,7 @@ class SceneView:
         self.world = world
         self.loop = loop
         self.gizmo_lines = np.zeros((0, 2, 3))
+        self.joint_preview = None
         self.shown: dict | None = None      # the copy taken at the last hand-over
         self._key = None
         self._held = []
@@ -94,6 +99,7 @@ class SceneView:
             if fn is not None:
                 value = np.array(fn())
                 shown[name] = lambda value=value: value
+        shown["joint_drawing"] = joint_drawing(self.world)
         self.shown = shown
 
     def _live(self, name):
@@ -105,6 +111,8 @@ class SceneView:
             return self._colors
         if name in NO_CONTACTS:
             return getattr(self.world, name, NO_CONTACTS[name])
+        if name == "joint_drawing":
+            return joint_drawing(self.world)
         return getattr(self.world, name)
 
     def __getattr__(self, name):

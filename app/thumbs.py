@@ -1,20 +1,28 @@
 """Scene thumbnails rendered by the app itself (offscreen, same renderer) and cached as PNG
-under <cache>/impulse/thumbs/<sha1 of the file>-<w>x<h>.png."""
+under <cache>/impulse/thumbs/<sha1 of the file>-<w>x<h>.png.
+
+A thumbnail looks along the scene camera's direction (a little from above) but frames the
+scene's bounds (shapes, joint and spring anchors), whatever the scene camera shows, and draws
+the joint gizmos a few pixels thick."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from app.camera import Camera
+from app.framing import box_corners, fit_points
 from app.render import ImageTarget, RenderOptions
+from app.render.instances import build_instances
 from app.scene_view import SceneView
 from app.screenshot import save_png
 from app.userdirs import cache_dir
 
-THUMB_SIZE = (240, 135)
-VERSION = b"thumb-v3"
+THUMB_SIZE = (320, 180)
+VERSION = b"thumb-v4"
+GIZMO_PX = 2.0          # gizmo radius unit in thumbnail pixels, at least: links ~2 px wide
 SETTLE_S = 0.6
 SETTLE_WALL_S = 1.0     # heavy scenes (1000 bodies in contact) stop simulating after this
 
@@ -37,16 +45,17 @@ def thumb_path(scene_path, size=THUMB_SIZE) -> Path:
     return cache_dir() / "thumbs" / f"{digest}-{size[0]}x{size[1]}.png"
 
 
-def frame_scene(camera: Camera, scene, instances) -> None:
-    """Keep the camera's direction; aim at the bodies and joint anchors and fit them in."""
+def scene_points(scene) -> np.ndarray:
+    """What a thumbnail must show: the corners of the solid shapes' box, the body centres,
+    the joints' and springs' anchors."""
     pts = [np.asarray(scene.body_pos, dtype=np.float64).reshape(-1, 3)]
-    anchors = scene.joint_anchor_world()
-    if len(anchors):
-        pts.append(np.asarray(anchors).reshape(-1, 3))
-    pts = np.vstack(pts + [instances.centre[None, :] + s * instances.radius * np.eye(3)
-                           for s in (-1, 1)])
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    camera.focus((lo + hi) / 2, max(float(np.linalg.norm(hi - lo)) / 2, 0.1) * 0.9)
+    box = build_instances(scene).box
+    if box is not None:
+        pts.append(box_corners(box))
+    joints = scene.joint_drawing
+    if joints is not None:
+        pts += [joints.anchor.reshape(-1, 3), joints.spring_anchor.reshape(-1, 3)]
+    return np.vstack(pts)
 
 
 def render_world(ctx, renderer, world, size, options: RenderOptions | None = None) -> np.ndarray:
@@ -55,10 +64,13 @@ def render_world(ctx, renderer, world, size, options: RenderOptions | None = Non
     if isinstance(getattr(world, "camera", None), dict):
         camera.set_from_dict(world.camera)
     camera.pitch = max(camera.pitch, 0.3)          # a little from above: depth reads better
-    scene, opts = SceneView(world), options or RenderOptions()
-    renderer.prepare(scene, opts)
+    scene = SceneView(world)
+    opts = replace(options or RenderOptions())
     if len(world.body_names):
-        frame_scene(camera, scene, renderer.instances)
+        fit_points(camera, scene_points(scene), size[0] / size[1])
+        pixel = 2.0 * camera.distance * np.tan(np.radians(camera.fov_deg) / 2.0) / size[1]
+        opts.gizmo_radius = max(opts.gizmo_radius, GIZMO_PX * pixel)
+    renderer.prepare(scene, opts)
     view = camera.view_matrix()
     proj = camera.projection_matrix(size[0] / size[1])
     target = ImageTarget(ctx, size)

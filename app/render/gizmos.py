@@ -1,17 +1,16 @@
-"""Debug gizmos (joint anchors and axes, contacts, centres of mass, velocities) as instances."""
+"""Debug gizmos (joints and springs, contacts, centres of mass, velocities, the mouse drag)
+as instances; the joints' look is app/render/joint_gizmos.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from app.joint_drawing import joint_drawing
 from app.mathutil import basis_from_y
 from app.render.instances import FLAG_UNLIT, INSTANCE_FLOATS, pack_instances
+from app.render.joint_gizmos import draw_joints
 
-ANCHOR_A = (0.1, 0.85, 0.95)
-ANCHOR_B = (0.95, 0.3, 0.9)
-JOINT_ERROR = (1.0, 0.15, 0.1)
-JOINT_AXIS = (1.0, 0.85, 0.1)
 CONTACT_POINT = (0.95, 0.2, 0.2)
 CONTACT_NORMAL = (0.2, 0.9, 0.35)
 COM_COLOR = (0.95, 0.95, 0.95)
@@ -38,7 +37,7 @@ class GizmoBuilder:
 
     def __init__(self):
         self._spheres: list[np.ndarray] = []
-        self._cylinders: list[np.ndarray] = []
+        self._bars: list[np.ndarray] = []          # rows a (3), b (3), radius, colour (3)
         self._cones: list[np.ndarray] = []
 
     @staticmethod
@@ -55,15 +54,27 @@ class GizmoBuilder:
             self._spheres.append(self._rows(rot, p, np.full((len(p), 3), radius), color))
 
     def segments(self, a, b, radius: float, color) -> None:
+        """Bars from a to b (collected: build() makes all bars' rows at once)."""
         a = np.asarray(a, dtype=np.float64).reshape(-1, 3)
         b = np.asarray(b, dtype=np.float64).reshape(-1, 3)
-        d = b - a
+        if len(a):
+            self._bars.append(np.hstack([a, b, np.full((len(a), 1), radius),
+                                         np.broadcast_to(np.asarray(color, dtype=np.float64),
+                                                         (len(a), 3))]))
+
+    def _bar_rows(self) -> np.ndarray:
+        bars = np.vstack(self._bars)
+        a, d, radius, color = bars[:, :3], bars[:, 3:6] - bars[:, :3], bars[:, 6], bars[:, 7:]
         length = np.linalg.norm(d, axis=1)
         keep = length > 1e-9
-        if keep.any():
-            a, d, length = a[keep], d[keep], length[keep]
-            scale = np.stack([np.full(len(a), radius), length / 2.0, np.full(len(a), radius)], -1)
-            self._cylinders.append(self._rows(basis_from_y(d), a + d / 2.0, scale, color))
+        a, d, length, radius, color = a[keep], d[keep], length[keep], radius[keep], color[keep]
+        scale = np.stack([radius, length / 2.0, radius], -1)
+        return self._rows(basis_from_y(d), a + d / 2.0, scale, color)
+
+    def polyline(self, points, radius: float, color) -> None:
+        """Segments joining consecutive points."""
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        self.segments(points[:-1], points[1:], radius, color)
 
     def arrows(self, origin, vec, radius: float, color) -> None:
         origin = np.asarray(origin, dtype=np.float64).reshape(-1, 3)
@@ -82,15 +93,8 @@ class GizmoBuilder:
 
     def build(self) -> GizmoInstances:
         cat = lambda parts: np.vstack(parts) if parts else _empty()  # noqa: E731
-        return GizmoInstances(cat(self._spheres), cat(self._cylinders), cat(self._cones))
-
-
-def _call(scene, name: str):
-    fn = getattr(scene, name, None)
-    if fn is None:
-        return None
-    value = fn() if callable(fn) else fn
-    return None if value is None else np.asarray(value, dtype=np.float64)
+        bars = self._bar_rows() if self._bars else _empty()
+        return GizmoInstances(cat(self._spheres), bars, cat(self._cones))
 
 
 def build_gizmos(scene, options) -> GizmoInstances:
@@ -98,20 +102,13 @@ def build_gizmos(scene, options) -> GizmoInstances:
     g = GizmoBuilder()
     r = options.gizmo_radius
     if options.show_joints:
-        anchors = _call(scene, "joint_anchor_world")
-        if anchors is not None and len(anchors):
-            anchors = anchors.reshape(-1, 2, 3)
-            g.points(anchors[:, 0], r * 1.6, ANCHOR_A)
-            # a holding joint's B sphere and error bar lie inside its A sphere: not drawn
-            # (254 joints of tree_255: 2/3 of the gizmo triangles, half an eye's time)
-            gap = np.linalg.norm(anchors[:, 1] - anchors[:, 0], axis=1)
-            apart = anchors[gap > r * (1.6 - 1.3)]
-            g.points(apart[:, 1], r * 1.3, ANCHOR_B)
-            g.segments(apart[:, 0], apart[:, 1], r * 0.6, JOINT_ERROR)
-            axes = _call(scene, "joint_axis_world")
-            if axes is not None and len(axes) == len(anchors):
-                half = axes.reshape(-1, 3) * options.joint_axis_length / 2.0
-                g.segments(anchors[:, 0] - half, anchors[:, 0] + half, r * 0.5, JOINT_AXIS)
+        shown = getattr(scene, "joint_drawing", None)   # a SceneView's copy of the World's
+        drawing = shown if shown is not None else joint_drawing(scene)
+        if drawing is not None:
+            draw_joints(g, drawing, options)
+    preview = getattr(scene, "joint_preview", None)     # the joint tool's joint-to-be
+    if preview is not None:
+        draw_joints(g, preview, options)
     if options.show_contacts:
         points = np.asarray(getattr(scene, "contact_world", np.zeros((0, 3))), dtype=np.float64)
         if len(points):

@@ -51,6 +51,8 @@ class SceneInstances:
     planes: list[np.ndarray] = field(default_factory=list)
     centre: np.ndarray = field(default_factory=lambda: np.zeros(3))
     radius: float = 1.0
+    box: np.ndarray | None = None      # (2,3) lower, upper corner of the solid shapes (tight;
+                                       # centre and radius: a generous sphere, for shadows)
 
 
 def shape_poses(scene) -> tuple[np.ndarray, np.ndarray]:
@@ -87,6 +89,15 @@ def bounding_radius(kind: np.ndarray, size: np.ndarray, hull_extent: np.ndarray)
     rad = np.where(kind == CAPSULE, r + l, rad)
     rad = np.where(kind == CYLINDER, np.hypot(r, l), rad)
     return np.where(kind == HULL, hull_extent, rad)
+
+
+def half_extents(kind: np.ndarray, size: np.ndarray, hull_extent: np.ndarray) -> np.ndarray:
+    """(k,3) half extents of each shape's box in its own frame (a hull's: its farthest
+    vertex in every direction; planes: 0)."""
+    scale, offset = kind_scale_offset(kind, size)
+    half = scale + np.abs(offset)
+    half = np.where((kind == HULL)[:, None], hull_extent[:, None], half)
+    return np.where((kind == PLANE)[:, None], 0.0, half)
 
 
 def body_flags(n_bodies: int, selected=(), hovered: int = -1) -> np.ndarray:
@@ -138,4 +149,6 @@ def build_instances(scene, selected=(), hovered: int = -1, wire: bool = False) -
         hi = (pos[solid] + rad[:, None]).max(axis=0)
         out.centre = (lo + hi) / 2.0
         out.radius = max(float(np.linalg.norm(hi - lo) / 2.0), 1e-3)
+        reach = np.einsum("kij,kj->ki", np.abs(rot), half_extents(kind, size, extent))[solid]
+        out.box = np.array([(pos[solid] - reach).min(axis=0), (pos[solid] + reach).max(axis=0)])
     return out

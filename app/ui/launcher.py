@@ -1,4 +1,5 @@
-"""The launcher: a gallery of the bundled scenes (thumbnail, name, one-line description),
+"""The launcher: a gallery of the bundled scenes (thumbnail, name, as much of the description
+as fits on one line; all of it on hover) in as many columns as the window's width takes,
 recent files, Open... and the default scene one click away.
 
 Thumbnails are rendered by the app (app/thumbs.py), one per frame from `update()` so the
@@ -18,16 +19,22 @@ from app.ui import widgets as W
 from app.ui.dialogs import native_dialog_available
 
 log = logging.getLogger(__name__)
-CARD_W = THUMB_SIZE[0]
+MIN_CARD_W = 240               # a card is at least this wide; the columns share the rest
+TOOLTIP_EM = 32                # width of the description's tooltip, in font sizes
 
 
 def fit_text(text: str, width: float) -> str:
     """The text cut (with ...) to one line of the given pixel width."""
     if imgui.calc_text_size(text).x <= width:
         return text
-    while text and imgui.calc_text_size(text + "...").x > width:
-        text = text[:-1]
-    return text.rstrip() + "..."
+    lo, hi = 0, len(text)                 # the longest start that fits with "..." after it
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if imgui.calc_text_size(text[:mid] + "...").x <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + "..."
 
 
 class Launcher:
@@ -84,38 +91,54 @@ class Launcher:
         if W.button("New empty scene", "launcher.new"):
             self.app.new_scene()
         imgui.separator()
-        self._gallery(size.x)
+        self._gallery()
         imgui.separator()
         self._open_row()
         self._recent()
         imgui.end()
 
-    def _gallery(self, width: float) -> None:
+    def _gallery(self) -> None:
         imgui.text("Bundled scenes")
-        per_row = max(int((width - 20) // (CARD_W + 24)), 1)
+        gap = imgui.get_style().item_spacing.x
+        pad = imgui.get_style().frame_padding
+        avail = imgui.get_content_region_avail().x
+        per_row = max(int((avail + gap) // (MIN_CARD_W + gap)), 1)
+        card_w = (avail - gap * (per_row - 1)) / per_row
+        image_w = card_w - 2 * pad.x
+        image = imgui.ImVec2(image_w, image_w * THUMB_SIZE[1] / THUMB_SIZE[0])
         for i, e in enumerate(self.entries):
             if i % per_row:
                 imgui.same_line()
             imgui.begin_group()
             tex = self.textures.get(e.path)
-            tsize = imgui.ImVec2(*THUMB_SIZE)
             if tex is not None:
-                clicked = imgui.image_button(f"##card{i}", imgui.ImTextureRef(tex.glo), tsize)
+                clicked = imgui.image_button(f"##card{i}", imgui.ImTextureRef(tex.glo), image)
             else:
                 label = "rendering..." if e.path not in self.textures else "no preview"
-                clicked = imgui.button(f"{label}##card{i}", imgui.ImVec2(tsize.x + 8, tsize.y + 8))
+                clicked = imgui.button(f"{label}##card{i}", image + pad * 2)
             W.record_rect(f"card.{e.name}")
             if clicked:
                 self.app.open_path(str(e.path))
-            imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + CARD_W + 8)
-            imgui.text(e.name)
-            imgui.text_disabled(fit_text(e.description, CARD_W + 8))
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(f"{e.description}\n{e.path}")
+            imgui.text(fit_text(e.name, card_w))
+            imgui.text_disabled(fit_text(e.description, card_w))
             if e.path in self.failures:
-                imgui.text_colored(imgui.ImVec4(1, 0.5, 0.4, 1), self.failures[e.path][:80])
-            imgui.pop_text_wrap_pos()
+                imgui.text_colored(imgui.ImVec4(1, 0.5, 0.4, 1),
+                                   fit_text(self.failures[e.path], card_w))
             imgui.end_group()
+            if imgui.is_item_hovered():
+                self._card_tooltip(e)
+
+    def _card_tooltip(self, e) -> None:
+        """The whole description (wrapped), the file and why it has no picture."""
+        imgui.begin_tooltip()
+        imgui.push_text_wrap_pos(imgui.get_font_size() * TOOLTIP_EM)
+        imgui.text_wrapped(e.name)
+        imgui.text_wrapped(e.description or "(no description)")
+        imgui.text_disabled(str(e.path))
+        if e.path in self.failures:
+            imgui.text_wrapped(self.failures[e.path])
+        imgui.pop_text_wrap_pos()
+        imgui.end_tooltip()
 
     def _open_row(self) -> None:
         imgui.text("Open a scene file:")

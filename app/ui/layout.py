@@ -7,6 +7,7 @@ MENU_H = 22
 LEFT_W = 250
 RIGHT_W = 320
 TIMELINE_H = 92
+TOOLS_H = 206             # palette, joint tool (type, anchor, drag cap, button), Enter VR
 
 
 def rect(name: str, width: float, height: float) -> tuple[float, float, float, float]:
@@ -15,8 +16,8 @@ def rect(name: str, width: float, height: float) -> tuple[float, float, float, f
     right_x = width - RIGHT_W
     table = {
         "tree": (0, MENU_H, LEFT_W, mid_h * 0.3),
-        "tools": (0, MENU_H + mid_h * 0.3, LEFT_W, 180),
-        "stats": (0, MENU_H + mid_h * 0.3 + 180, LEFT_W, mid_h * 0.7 - 180),
+        "tools": (0, MENU_H + mid_h * 0.3, LEFT_W, TOOLS_H),
+        "stats": (0, MENU_H + mid_h * 0.3 + TOOLS_H, LEFT_W, mid_h * 0.7 - TOOLS_H),
         "inspector": (right_x, MENU_H, RIGHT_W, mid_h * 0.55),
         "solver": (right_x, MENU_H + mid_h * 0.55, RIGHT_W, mid_h * 0.45),
         "contacts": (LEFT_W + 350, MENU_H + 10, 300, 200),

@@ -1,0 +1,140 @@
+"""What the joint gizmos show, read from a scene: for every joint its kind, both anchors, the
+centres of its two bodies (the links), its frame on each side (the axes), the limits of its
+free coordinates, a servo's target now and a velocity motor's target rate; for every spring
+its two anchors and centres.
+
+`joint_drawing(scene)` reads an engine World's joint and spring tables; any other scene (the
+demo world, a test's fake) gives its anchors (and axes, if it has `joint_axis_world`) only.
+`JointDrawing.single(...)` describes a joint that does not exist yet (the joint tool's
+preview)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.joints import (COORD_NONE, COORDS, HINGE, KIND_NAMES, MOTOR_NONE, MOTOR_POSITION,
+                           MOTOR_VELOCITY, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2,
+                           P_LO1, P_LO2, P_MOTOR)
+from engine.joints.generic import target_at
+
+NO_KIND = -1               # a scene that gives anchors only: no axes, limits or targets
+SPRING = len(KIND_NAMES)   # the preview of a spring (springs are no rows of the joint table)
+
+
+@dataclass
+class JointDrawing:
+    kind: np.ndarray             # (m,) engine joint kind (engine.joints.BALL ...) or NO_KIND
+    anchor: np.ndarray           # (m,2,3) world anchor on body A and on body B
+    centre: np.ndarray           # (m,2,3) world centre of body A and of body B
+    attached: np.ndarray         # (m,2) bool: the side is a body (False: the world, no link)
+    frame: np.ndarray            # (m,2,3,3) joint frame of each side, world (columns x, y, z)
+    coord: np.ndarray            # (m,2) int free coordinate types (engine.joints.COORD_*)
+    limits: np.ndarray           # (m,2,2) lower, upper of each coordinate (inf: no stop)
+    target: np.ndarray           # (m,) a servo's target of the first coordinate now (nan: none)
+    rate: np.ndarray             # (m,) a velocity motor's target rate of it (nan: none)
+    spring_anchor: np.ndarray    # (s,2,3) world anchors of the springs
+    spring_centre: np.ndarray    # (s,2,3)
+    spring_attached: np.ndarray  # (s,2) bool
+
+    @staticmethod
+    def single(kind: str, anchors, centres, attached, axis=None) -> "JointDrawing":
+        """One joint of type `kind` ("spring" included) that is not in the world yet:
+        anchors and centres (2,3) of its sides, its axis (if its type has one) as frame x."""
+        anchors = np.asarray(anchors, dtype=np.float64).reshape(1, 2, 3)
+        centres = np.asarray(centres, dtype=np.float64).reshape(1, 2, 3)
+        attached = np.asarray(attached, dtype=bool).reshape(1, 2)
+        if kind == "spring":
+            return _drawing(0, springs=(anchors, centres, attached))
+        d = _drawing(1)
+        d.kind[0] = KIND_NAMES[kind]
+        d.anchor[0], d.centre[0], d.attached[0] = anchors[0], centres[0], attached[0]
+        if axis is not None:
+            d.frame[0] = frame_along(axis)
+        d.coord[0] = COORDS[d.kind[0]]
+        return d
+
+
+def _drawing(m: int, springs=None) -> JointDrawing:
+    """m joints at the origin with world frames, no coordinates, limits or targets."""
+    s_anchor, s_centre, s_attached = springs if springs is not None else \
+        (np.zeros((0, 2, 3)), np.zeros((0, 2, 3)), np.zeros((0, 2), dtype=bool))
+    return JointDrawing(kind=np.full(m, NO_KIND, dtype=np.int64), anchor=np.zeros((m, 2, 3)),
+                        centre=np.zeros((m, 2, 3)), attached=np.zeros((m, 2), dtype=bool),
+                        frame=np.tile(np.identity(3), (m, 2, 1, 1)),
+                        coord=np.full((m, 2), COORD_NONE, dtype=np.int64),
+                        limits=np.tile([-np.inf, np.inf], (m, 2, 1)),
+                        target=np.full(m, np.nan), rate=np.full(m, np.nan), spring_anchor=s_anchor,
+                        spring_centre=s_centre, spring_attached=s_attached)
+
+
+def frame_along(axis) -> np.ndarray:
+    """A right-handed frame (columns) whose x is the unit `axis`."""
+    x = np.asarray(axis, dtype=np.float64)
+    x = x / max(float(np.linalg.norm(x)), 1e-12)
+    helper = np.array([0.0, 1.0, 0.0]) if abs(x[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    y = helper - np.dot(helper, x) * x
+    y /= np.linalg.norm(y)
+    return np.column_stack([x, y, np.cross(x, y)])
+
+
+def _to_world(B, body, local):
+    """Points (k,2,3) or frames (k,2,3,3) given in each side's body frame -> world; the world
+    side (body -1) is given in world coordinates already."""
+    moving = body >= 0
+    b = np.where(moving, body, 0)
+    if local.ndim == 3:
+        turned = np.einsum("ksab,ksb->ksa", B.rot[b], local) + B.pos[b]
+        return np.where(moving[..., None], turned, local)
+    turned = np.einsum("ksab,ksbc->ksac", B.rot[b], local)
+    return np.where(moving[..., None, None], turned, local)
+
+
+def _centres(B, body) -> np.ndarray:
+    return np.where((body >= 0)[..., None], B.pos[np.where(body >= 0, body, 0)], 0.0)
+
+
+def _world_drawing(world) -> JointDrawing:
+    B, J, Sp = world.B, world.J, world.Sp
+    m, s = len(world.joint_models), len(world.spring_models)
+    body, sbody = J.body[:m], Sp.body[:s]
+    d = _drawing(m, springs=(_to_world(B, sbody, Sp.anchor[:s]), _centres(B, sbody),
+                             sbody >= 0))
+    param = J.param[:m]
+    d.kind[:] = J.kind[:m]
+    d.anchor[:] = _to_world(B, body, J.anchor[:m])
+    d.centre[:] = _centres(B, body)
+    d.attached[:] = body >= 0
+    d.frame[:] = _to_world(B, body, J.frame[:m])
+    d.coord[:] = param[:, [P_COORD1, P_COORD2]]
+    for which, (lo, hi, on) in enumerate(((P_LO1, P_HI1, P_LIM1), (P_LO2, P_HI2, P_LIM2))):
+        limited = param[:, on] != 0.0
+        d.limits[limited, which] = param[limited][:, [lo, hi]]
+    for j in np.flatnonzero(param[:, P_MOTOR] != MOTOR_NONE):   # no kernel compile on the UI
+        value = target_at.py_func(J, j, world.time)     # thread: the kernel's Python original
+        if param[j, P_MOTOR] == MOTOR_POSITION:
+            d.target[j] = value
+        elif param[j, P_MOTOR] == MOTOR_VELOCITY:
+            d.rate[j] = value
+    return d
+
+
+def _anchors_only(scene) -> JointDrawing:
+    anchors = np.asarray(scene.joint_anchor_world(), dtype=np.float64).reshape(-1, 2, 3)
+    d = _drawing(len(anchors))
+    d.anchor[:] = anchors
+    axes = getattr(scene, "joint_axis_world", None)
+    if axes is not None and len(anchors):
+        d.kind[:] = HINGE
+        d.frame[:] = np.array([frame_along(a) for a in np.asarray(axes()).reshape(-1, 3)])[:, None]
+    return d
+
+
+def joint_drawing(scene) -> JointDrawing | None:
+    """The joints and springs of an engine World, or the anchors of another scene (None if it
+    has no joints at all)."""
+    if hasattr(scene, "J") and hasattr(scene, "Sp"):
+        return _world_drawing(scene)
+    if hasattr(scene, "joint_anchor_world"):
+        return _anchors_only(scene)
+    return None
