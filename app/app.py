@@ -31,6 +31,7 @@ from app.ui.dialogs import Dialogs, draw_help, draw_problems
 from app.ui.inspector import draw_inspector
 from app.ui.joint_tool import JointTool
 from app.ui.launcher import Launcher
+from app.ui.layout import end_frame as end_layout_frame
 from app.ui.menu import draw_menu
 from app.ui.overlay import draw_overlay
 from app.ui.scene_tree import draw_scene_tree
@@ -473,6 +474,7 @@ class App:
             self._title = title
 
     def draw_ui(self) -> None:
+        end_layout_frame()
         draw_menu(self)
         if self.session is None:
             self.launcher.draw()

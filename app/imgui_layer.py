@@ -9,6 +9,8 @@ import time
 from imgui_bundle import imgui, implot
 from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
 
+from app.userdirs import config_dir
+
 
 class FixedPygletRenderer(PygletProgrammablePipelineRenderer):
     """The stock backend with correct delta time and mouse coordinates."""
@@ -37,7 +39,11 @@ class ImGuiLayer:
     def __init__(self, window):
         self.context = imgui.create_context()
         self.plot_context = implot.create_context()
-        imgui.get_io().set_ini_filename("")
+        io = imgui.get_io()
+        io.config_flags |= imgui.ConfigFlags_.docking_enable   # drag a panel onto another
+        self.ini_path = config_dir() / "layout.ini"            # the user's arrangement, kept
+        self.ini_path.parent.mkdir(parents=True, exist_ok=True)
+        io.set_ini_filename(str(self.ini_path))
         imgui.style_colors_dark()
         self.impl = FixedPygletRenderer(window)
         self.window = window

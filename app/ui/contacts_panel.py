@@ -47,10 +47,14 @@ def draw_contacts_panel(app) -> None:
             st = app.filter_pick
             st[0] = min(st[0], len(names) - 1)
             st[1] = min(st[1], len(names) - 1)
-            imgui.set_next_item_width(110)
+            style = imgui.get_style()
+            button = imgui.calc_text_size("Add filter").x + 2 * style.frame_padding.x
+            combo_w = max((imgui.get_content_region_avail().x - button
+                           - 2 * style.item_spacing.x) / 2, 40)
+            imgui.set_next_item_width(combo_w)
             _, st[0] = imgui.combo("##fa", st[0], names)
             imgui.same_line()
-            imgui.set_next_item_width(110)
+            imgui.set_next_item_width(combo_w)
             _, st[1] = imgui.combo("##fb", st[1], names)
             imgui.same_line()
             if W.button("Add filter", "contacts.add"):

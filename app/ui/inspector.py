@@ -146,7 +146,9 @@ def draw_inspector(app) -> None:
         imgui.push_item_width(-125)
         sel = app.selection
         if sel is None:
-            imgui.text_disabled("Select a body or joint (click it in the view or the tree).")
+            imgui.push_style_color(imgui.Col_.text, imgui.get_style().color_(imgui.Col_.text_disabled))
+            imgui.text_wrapped("Select a body or joint (click it in the view or the tree).")
+            imgui.pop_style_color()
         elif sel[0] == "body":
             draw_body(app, sel[1])
         else:

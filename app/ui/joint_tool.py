@@ -159,12 +159,16 @@ def draw_joint_tool(app) -> None:
         if changed:
             tool.anchor = keys[i]
     if app.grab is not None:
-        imgui.set_next_item_width(120)
-        _, app.grab.force_factor = imgui.slider_float("drag cap x weight",
-                                                      app.grab.force_factor, 0.5, 50.0, "%.1f",
+        _, app.grab.force_factor = imgui.slider_float("drag cap",
+                                                      app.grab.force_factor, 0.5, 50.0,
+                                                      "%.1f x weight",
                                                       imgui.SliderFlags_.logarithmic)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("The mouse drag's force cap, in multiples of the body's weight")
     if tool.active:
+        imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(imgui.ImVec4(1, 0.85, 0.3, 1), tool.hint)
+        imgui.pop_text_wrap_pos()
         if W.button("Cancel (Esc)", "joint.cancel"):
             tool.cancel()
     elif W.button("Add joint: pick two bodies", "joint.start"):

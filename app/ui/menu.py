@@ -5,12 +5,13 @@ from imgui_bundle import imgui
 
 from app.recent import load_recent
 from app.ui import widgets as W
+from app.ui.layout import reset_layout
 from app.ui.view_panel import TOGGLES
 
 SPEEDS = (1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
 PANELS = (("Scene tree", "tree"), ("Inspector", "inspector"), ("Solver", "solver"),
           ("Stats and plots", "stats"), ("Tools (palette, joints)", "tools"),
-          ("Contacts", "contacts"), ("Timeline", "timeline"))
+          ("Contacts panel (list, filters)", "contacts"), ("Timeline", "timeline"))
 
 
 def _item(label: str, shortcut: str = "", enabled: bool = True) -> bool:
@@ -97,6 +98,8 @@ def _view_menu(app) -> None:
         app.viewer.focus_selection()
     if _item("Reset view", "Home"):
         app.viewer.camera.reset()
+    if _item("Reset layout"):
+        reset_layout()
     imgui.end_menu()
 
 

@@ -13,7 +13,8 @@ def draw_solver_panel(app) -> None:
     place("solver")
     opened, app.panels["solver"] = imgui.begin("Solver", app.panels["solver"])
     if opened:
-        imgui.push_item_width(-125)
+        W.push_label_room(["time budget [ms]", "eps_vel [m/s]", "velocity correction"],
+                          help_marker_too=True)
         s = app.session.world.settings
         changes = {}
         commit, v = W.combo("solver", s.solver, list(SOLVERS))

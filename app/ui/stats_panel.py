@@ -7,18 +7,41 @@ from imgui_bundle import imgui, implot
 from app.ui.layout import place
 
 
-def _plot(title: str, series, t: np.ndarray, height: float = 110, log: bool = False) -> None:
+PLOT_MIN_H = 140      # px: below this the ticks overlap and a plot shows nothing
+plot_heights: dict[str, float] = {}   # last frame's height of each plot (tests read it)
+
+
+def _plot(title: str, series, t: np.ndarray, height: float = PLOT_MIN_H,
+          log: bool = False) -> None:
+    """A line plot at least PLOT_MIN_H high. Log plots get decade limits from the data (a
+    flat or empty series would otherwise give ticks like 1e-150)."""
     if len(t) < 2:
         return
+    height = max(height, PLOT_MIN_H)
+    plot_heights[title] = height
     if implot.begin_plot(title, imgui.ImVec2(-1, height)):
-        implot.setup_axes("", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+        y_flags = implot.AxisFlags_.auto_fit if not log else 0
+        implot.setup_axes("", "", implot.AxisFlags_.auto_fit, y_flags)
         implot.setup_legend(implot.Location_.north, implot.LegendFlags_.horizontal
                             | implot.LegendFlags_.outside)
         if log:
             implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+            lo, hi = decades([y for _, y in series])
+            implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
         for label, y in series:
             implot.plot_line(label, t, y)
         implot.end_plot()
+
+
+def decades(arrays, floor: float = 1e-16) -> tuple[float, float]:
+    """Whole-decade limits around the positive values of `arrays` (at least one decade)."""
+    values = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
+    values = values[np.isfinite(values) & (values > floor)]
+    if values.size == 0:
+        return floor, floor * 100
+    lo = 10.0 ** np.floor(np.log10(values.min()))
+    hi = 10.0 ** np.ceil(np.log10(values.max()))
+    return (lo, hi * 10) if hi <= lo else (lo, hi)
 
 
 def draw_stats_panel(app) -> None:
@@ -28,23 +51,24 @@ def draw_stats_panel(app) -> None:
         v, s, loop = app.viewer, app.stats, app.session.loop
         last = s.last
         fps = v.fps
-        imgui.text(f"{fps:5.1f} fps {1000 / fps if fps else 0:5.1f} ms/frame")
-        imgui.text(f"real-time factor {loop.real_time_factor:.2f}")
+        imgui.text(f"{fps:4.1f} fps ({1000 / fps if fps else 0:4.1f} ms)  "
+                   f"RTF {loop.real_time_factor:.2f}")
         batch = loop.last_batch
         if batch is not None:                  # the last batch of steps the loop ran
             imgui.text(f"batch {batch.done} steps {batch.wall_s * 1e3:.0f} ms"
                        f"{' (thread)' if loop.threaded else ''}")
         imgui.text(f"step {app.session.step_ms:.3f} ms  cycles {last.get('cycles', 0)}")
         imgui.text(f"halvings {last.get('halvings', 0)}  contacts {last.get('contacts', 0)}")
-        imgui.text(f"residual x {last.get('pos_err', 0):.1e} m")
-        imgui.text(f"residual v {last.get('vel_err', 0):.1e} m/s")
+        imgui.text(f"residual {last.get('pos_err', 0):.1e} m, {last.get('vel_err', 0):.1e} m/s")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("largest joint gap and joint velocity error after the last step")
         t = s.array("t")
         _plot("energy [J]", [("kinetic", s.array("kinetic")), ("potential", s.array("potential")),
                              ("total", s.array("total"))], t,
-              max(imgui.get_content_region_avail().y - 30, 110))
+              imgui.get_content_region_avail().y - 30)
         if imgui.collapsing_header("Iterations and errors"):
-            _plot("cycles per step", [("cycles", s.array("cycles"))], t, 90)
+            _plot("cycles per step", [("cycles", s.array("cycles"))], t)
             eps = 1e-16
             _plot("residuals", [("position", np.maximum(s.array("pos_err"), eps)),
-                                ("velocity", np.maximum(s.array("vel_err"), eps))], t, 90, log=True)
+                                ("velocity", np.maximum(s.array("vel_err"), eps))], t, log=True)
     imgui.end()

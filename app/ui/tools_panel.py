@@ -15,7 +15,9 @@ def draw_tools(app) -> None:
     if opened:
         draw_palette(app)
         imgui.separator()
+        W.push_label_room(["type", "anchor", "drag cap", "stiffness", "damping"])
         draw_joint_tool(app)
+        imgui.pop_item_width()
         imgui.separator()
         if app.vr is None and W.button("Enter VR", "vr.enter"):
             app.enter_vr()

@@ -5,7 +5,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 TOGGLES = (("Shadows", "shadows"), ("Grid", "grid"), ("Wireframe", "wireframe"),
-           ("Joints", "show_joints"), ("Contacts", "show_contacts"),
+           ("Joints", "show_joints"), ("Contact points and normals", "show_contacts"),
            ("Centres of mass", "show_com"), ("Velocities", "show_velocity"),
            ("Gizmos through bodies", "gizmo_xray"))
 

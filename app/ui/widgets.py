@@ -94,6 +94,19 @@ def combo(label: str, current: str, items: list[str]):
     return changed, items[i]
 
 
+HELP = " (?)"
+
+
+def push_label_room(labels, help_marker_too: bool = False) -> None:
+    """Widgets fill the window up to room for the longest of `labels` on their right (and a
+    help marker after it): no label is cut, whatever the window's width. Pop with
+    imgui.pop_item_width()."""
+    style = imgui.get_style()
+    longest = max(imgui.calc_text_size(label + (HELP if help_marker_too else "")).x
+                  for label in labels)
+    imgui.push_item_width(-(longest + style.item_inner_spacing.x + style.item_spacing.x + 4))
+
+
 def help_marker(text: str) -> None:
     imgui.same_line()
     imgui.text_disabled("(?)")
