@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import csv
 import json
+import logging
 import os
 import sys
 
@@ -19,12 +20,19 @@ from . import strict_json
 from .durable import open_for_write, write_file
 from .rotations import matrix_to_quat
 
+log = logging.getLogger(__name__)
+
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with its errors as one line ("impulse sim: ...") and exit status 2."""
+    """argparse with its errors as one line ("impulse sim: ...") and exit status 2; the
+    description and epilog (examples) keep their line breaks."""
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):
-        print(f"impulse {self.prog.split()[-1]}: {message}", file=sys.stderr)
-        sys.exit(2)
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 def _positive(kind):
@@ -39,9 +47,29 @@ def _positive(kind):
     return parse
 
 
-def sim_parser():
-    p = OneLineParser(prog="impulse sim", description="Run a scene headless and report its metrics.")
-    p.add_argument("scene", help="scene file (.json)")
+SIM_EPILOG = """\
+examples:
+  impulse sim chain8 --json          a bundled scene by name (impulse scenes)
+  impulse sim scenes/double_pendulum.json --h 0.005 --trajectory out.csv
+  impulse sim box_stack --set shock_passes=0 --set gravity=[0,-1.62,0]
+
+exit status:
+  0  the run finished with every step within its tolerances
+  1  another failure (one line on stderr; please report it)
+  2  a bad scene file or name, option, override or output path (one line)
+  3  a body went non-finite or ran away: the engine's guard stopped it
+  4  the run ended with tolerances unmet in some steps"""
+
+
+def sim_parser(p=None):
+    """The `impulse sim` parser; `p`: a parser to fill (a subcommand's), else a new one."""
+    from .scenes_list import scene_argument
+    if p is None:
+        p = OneLineParser(prog="impulse sim")
+    p.description = "Run a scene headless and report its metrics."
+    p.epilog = SIM_EPILOG
+    p.add_argument("scene", type=scene_argument,
+                   help="scene file (.json), or the name of a bundled scene (impulse scenes)")
     p.add_argument("--duration", type=_positive(float), default=10.0, help="seconds (default 10)")
     p.add_argument("--h", type=_positive(float), help="time step [s] (default: the scene's)")
     p.add_argument("--solver", choices=["iterative", "linear", "tree"], help="joint solver")
@@ -192,9 +220,21 @@ def write_trajectory(world, result, path, every=1, with_contacts=False):
         TrajectoryWriter(world, f, every, with_contacts).write(result)
 
 
-def bench_parser():
+BENCH_EPILOG = """\
+examples:
+  impulse bench chain8 --json out.json    Schmitt's 8-Loop: table and JSON rows
+  impulse bench contacts --scenes box_stack,funnel_1000
+  impulse bench viewer --json out.json    the viewer's frames/s (own --help)
+  impulse bench vr --json out.json        VR frames/s, missed frames"""
+
+
+def bench_parser(p=None):
+    """The `impulse bench` parser; `p`: a parser to fill (a subcommand's), else a new one."""
     from .benchmarks import BENCHMARKS
-    p = OneLineParser(prog="impulse bench", description="Run benchmarks; print a table, write JSON.")
+    if p is None:
+        p = OneLineParser(prog="impulse bench")
+    p.description = "Run the engine's benchmarks; print a table, write JSON."
+    p.epilog = BENCH_EPILOG
     p.add_argument("names", nargs="*", metavar="NAME",
                    help=f"benchmarks to run (default all): {', '.join(BENCHMARKS)}")
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
@@ -230,16 +270,23 @@ def run_bench(args):
 
 def main(argv=None):
     """Entry for `impulse sim ...` / `impulse bench ...` (argv without the program name)."""
-    from .durable import WriteError
-    from .scene import SceneError
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("sim", "bench"):
         print("usage: impulse {sim,bench} ...", file=sys.stderr)
         return 2
+    parser = sim_parser() if argv[0] == "sim" else bench_parser()
+    return run_command(argv[0], parser.parse_args(argv[1:]))
+
+
+def run_command(command, args):
+    """Run `impulse sim` or `impulse bench` with parsed arguments; its exit status. Every
+    failure is one line on stderr, never a traceback."""
+    from .durable import WriteError
+    from .scene import SceneError
     try:
-        if argv[0] == "sim":
-            return run_sim(sim_parser().parse_args(argv[1:]))
-        return run_bench(bench_parser().parse_args(argv[1:]))
+        if command == "sim":
+            return run_sim(args)
+        return run_bench(args)
     except (SceneError, WriteError) as e:
         print(str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -249,6 +296,7 @@ def main(argv=None):
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         sys.stderr = open(os.devnull, "w")
         return 0
-    except Exception as e:  # one line, never a traceback
-        print(f"impulse {argv[0]}: {type(e).__name__}: {e}", file=sys.stderr)
+    except Exception as e:  # one line, never a traceback (`impulse -v`: logged at debug)
+        log.debug("impulse %s failed", command, exc_info=True)
+        print(f"impulse {command}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

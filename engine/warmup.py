@@ -18,14 +18,6 @@ def kernels_cached():
     return bool(glob.glob(os.path.join(folder, "iterative.step-*.nbi")))
 
 
-def announce_first_compile(stream=None):
-    """One line on stderr before the first compilation, so a first start does not look hung."""
-    import sys
-    if not kernels_cached():
-        print("impulse: compiling the physics kernels once (about 4 minutes on 2 cores; later "
-              "starts take a second)...", file=stream or sys.stderr, flush=True)
-
-
 def warm_up():
     from .scene import scene_to_world
     doc = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
