@@ -14,13 +14,13 @@ Runs under Xvfb (starts one when DISPLAY is unset). Prints a table; --json OUT w
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
 
 from engine import strict_json
+from engine.cli import OneLineParser
 from engine.durable import write_file
 
 from app.gallery import SCENES
@@ -136,7 +136,7 @@ def bench(seconds: float = 5.0) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="impulse bench viewer", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="impulse bench viewer", description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=5.0, help="measuring time per part")
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)

@@ -14,13 +14,13 @@ Without an OpenXR runtime: one line and exit status 2.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
 
 from engine import strict_json
+from engine.cli import OneLineParser
 from engine.durable import write_file
 
 from app.gallery import SCENES
@@ -103,7 +103,7 @@ def bench(names, seconds: float, scale: float, paused: bool = False) -> list[dic
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="impulse bench vr", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="impulse bench vr", description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=5.0, help="measuring time per scene")
     p.add_argument("--scenes", nargs="+", default=list(SCENE_NAMES), metavar="NAME",
                    help=f"scene names in scenes/ (default: {' '.join(SCENE_NAMES)})")
