@@ -41,6 +41,12 @@ def draw_vr_panel(app) -> None:
         _, app.vr.mirror_follows_head = imgui.checkbox("mirror follows the head",
                                                        app.vr.mirror_follows_head)
         _, app.vr.show_hud = imgui.checkbox("controller rays and wrist menu", app.vr.show_hud)
+        emulation = app.vr.emulation
+        _, emulation.enabled = imgui.checkbox("mouse and keys drive the right controller",
+                                              emulation.enabled)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("Over this window: move the mouse, wheel or O/U for depth, "
+                              "J/L/I/K to move, hold G to squeeze, hold T for the trigger")
         imgui.set_next_item_width(120)
         _, app.vr.grab.force_factor = imgui.slider_float(
             "grab cap x weight", app.vr.grab.force_factor, 0.5, 50.0, "%.1f",

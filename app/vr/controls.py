@@ -5,9 +5,10 @@ pose, squeeze (grab, float), trigger (float), thumbstick (vector2), menu (bool) 
 haptic output. Boolean controls (e.g. the simple controller's select button) bound to a
 float action read as 0.0 / 1.0.
 
-Tests (and a desktop without controllers) can override any field of a hand with
-``Controls.simulate(hand, ...)``; overrides are applied after the runtime's values every
-frame, until ``clear_simulation()``.
+A desktop controller emulation (``app/vr/emulation.py``, set as ``Controls.emulation``)
+writes its hand after the runtime's values every frame while focused. Tests can override any
+field of a hand with ``Controls.simulate(hand, ...)``; overrides are applied after that,
+every frame, until ``clear_simulation()``.
 """
 
 from __future__ import annotations
@@ -122,6 +123,7 @@ class Controls:
         }
         self.hands = [HandState(), HandState()]
         self.simulated: list[dict] = [{}, {}]
+        self.emulation = None       # ControllerEmulation: apply(hand, state, world_from_stage)
         self.haptics_sent: deque = deque(maxlen=64)
 
     def _suggest_bindings(self) -> list[str]:
@@ -200,6 +202,8 @@ class Controls:
                 hand.menu = bool(self._get(xr.get_action_state_boolean, "menu", h).current_state)
             else:
                 hand.active, hand.squeeze, hand.trigger, hand.menu = False, 0.0, 0.0, False
+            if focused and self.emulation is not None:
+                self.emulation.apply(h, hand, world_from_stage)
             for key, value in self.simulated[h].items():
                 is_array = isinstance(value, (list, tuple, np.ndarray))
                 setattr(hand, key, np.array(value, float) if is_array else value)

@@ -8,7 +8,9 @@ squeeze, locomotion, the fixed-step physics under the frame budget, the renderer
 view-independent preparation; then both eyes (renderer.draw + controller rays and the wrist
 menu on top); the mirror window renders after. Controls: squeeze grabs (either hand);
 right trigger presses the wrist button it points at, else acts for the edit mode; left
-menu button plays / pauses; left stick moves, right stick snap-turns.
+menu button plays / pauses; left stick moves, right stick snap-turns. With a simulated
+runtime the mirror window's mouse and keys drive the right controller instead
+(``app/vr/emulation.py``: mouse moves it, G squeezes, T triggers).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from app.vr.controls import LEFT, RIGHT
 from app.vr.edit_tool import VREditTool
+from app.vr.emulation import ControllerEmulation, emulation_wanted
 from app.vr.flat_boxes import FlatBoxes, box_matrix
 from app.vr.frame_budget import FrameBudget
 from app.vr.hand_grab import HandGrab
@@ -44,6 +47,10 @@ class VRMode:
         viewer.window.switch_to()
         self.renderer = viewer.renderer
         self.vr = VRSession(viewer.ctx, resolution_scale=resolution_scale)
+        # the mirror window's mouse and keys as the right controller (simulated runtimes)
+        self.emulation = ControllerEmulation(viewer, emulation_wanted(self.vr.system_name),
+                                             ray=self.window_ray, view_frame=self.window_view)
+        self.vr.controls.emulation = self.emulation
         self.hud = FlatBoxes(viewer.ctx)
         self.mirror = EyeMirror(viewer.ctx)
         viewer.scene_override = self._show_mirror
@@ -63,6 +70,7 @@ class VRMode:
         self._centred = False
         self._eyes_s = 0.0
         self._frame_end = None
+        viewer.window.push_handlers(self.emulation)
 
     # ------------------------------------------------------------ scene
     def on_session(self, session) -> None:
@@ -84,6 +92,7 @@ class VRMode:
         if self._frame_end is not None:      # mirror window, UI, events since the last frame
             self.budget.add_render_time(self._eyes_s + start - self._frame_end)
         self._report, self._eyes_s = None, 0.0
+        self.emulation.update(dt, self.vr.world_from_stage, head_pose(self.vr))
         alive = self.vr.run_frame(self._render_eye, lambda vr: self._in_frame(vr, dt))
         if alive and self._report is None:   # not running yet (or not focused): plain loop
             self._report = self.session.loop.advance(dt)
@@ -148,6 +157,9 @@ class VRMode:
                 size = (RAY_WIDTH, RAY_WIDTH, RAY_LENGTH)
                 boxes.append((box_matrix(origin + d * RAY_LENGTH / 2, size, state.aim[:3, :3]),
                               RAY_COLORS[h]))
+        right = vr.hands[RIGHT]
+        if right.active:
+            boxes += self.emulation.reticle(right.aim, right.grabbing, right.pressing)
         if vr.hands[LEFT].active:
             lit = {"play"} if not self.session.loop.paused else set()
             if self.edit.mode:
@@ -162,6 +174,41 @@ class VRMode:
             eye, camera = head[:3, 3], self.app.viewer.camera
             camera.look_at_points(eye, eye - head[:3, 2])
             camera.fov_deg = float(np.degrees(2 * np.arctan(1 / self.vr.eyes[0].proj[1, 1])))
+
+    def _mirror_rect(self):
+        """(x, y, w, h) of the left eye's image in the window's framebuffer, or None when
+        the window does not show it."""
+        if not (self.mirror_follows_head and self.mirror.ready and self.vr.eyes):
+            return None
+        (sw, sh), (dw, dh) = self.mirror.size, self.app.viewer.size
+        scale = min(dw / sw, dh / sh)
+        w, h = int(sw * scale), int(sh * scale)
+        return (dw - w) // 2, (dh - h) // 2, w, h
+
+    def window_ray(self, x: float, y: float):
+        """World ray (origin, unit direction) through window point (x, y) (pyglet
+        coordinates) of what the window shows: the left eye's image (EyeMirror.show's
+        letterbox) while the mirror follows the head, else the desktop camera's view."""
+        viewer, rect = self.app.viewer, self._mirror_rect()
+        if rect is None:
+            return viewer.ray(x, y)
+        x0, y0, w, h = rect
+        scale = viewer.size[0] / max(viewer.window.width, 1)
+        nx = 2.0 * (x * scale + 0.5 - x0) / w - 1.0
+        ny = 2.0 * (y * scale + 0.5 - y0) / h - 1.0
+        eye = self.vr.eyes[0]
+        inv = np.linalg.inv(eye.proj @ eye.view)
+        near, far = inv @ [nx, ny, -1.0, 1.0], inv @ [nx, ny, 1.0, 1.0]
+        d = far[:3] / far[3] - near[:3] / near[3]
+        return eye.pose[:3, 3].copy(), d / np.linalg.norm(d)
+
+    def window_view(self):
+        """(eye, right, up) in the world of the view window_ray casts from."""
+        if self._mirror_rect() is None:
+            right, up, _ = self.app.viewer.camera.basis()
+            return self.app.viewer.camera.eye, right, up
+        pose = self.vr.eyes[0].pose
+        return pose[:3, 3].copy(), pose[:3, 0].copy(), pose[:3, 1].copy()
 
     def _show_mirror(self, fb, size) -> bool:
         """Viewer.scene_override: the left eye's image while the mirror follows the head."""
@@ -210,6 +257,7 @@ class VRMode:
         self._drop_grab()
         viewer = self.app.viewer
         viewer.scene_override = None
+        viewer.window.remove_handlers(self.emulation)
         viewer.window.switch_to()
         self.vr.close()
         self.hud.release()

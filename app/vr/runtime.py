@@ -16,9 +16,18 @@ from typing import NoReturn
 MONADO_PREFIX = Path("/opt/monado")
 MONADO_JSON = MONADO_PREFIX / "share/openxr/1/openxr_monado.json"
 
-# Environment for Monado's simulated headset with the null compositor (no display, no GPU),
-# with Monado's start-up chatter reduced to warnings.
-SIMULATED_ENV = {"SIMULATED_ENABLE": "1", "XRT_COMPOSITOR_NULL": "1", "XRT_LOG": "warning"}
+# Environment for Monado's simulated headset with the null compositor (no display, no GPU).
+SIMULATED_ENV = {"SIMULATED_ENABLE": "1", "XRT_COMPOSITOR_NULL": "1"}
+
+# Monado's logging, quietened for its simulated headset (each unless the user set it): its
+# start-up report (builders and devices: PROBER_LOG; the null compositor's banner and the
+# Vulkan device: XRT_COMPOSITOR_LOG; the rest and the per-frame "Frame late by ..." and
+# "Dropping old missed frame ..." warnings: XRT_LOG) down to errors, and the OpenXR state
+# tracker's own prints (instance info, selected devices) off. About 120 lines per run
+# become one (the compositor thread's "Raised priority" line, logged at a fixed level).
+# XRT_LOG=info OXR_NO_PRINTING=0 (etc.) bring them back.
+QUIET_MONADO_ENV = {"XRT_LOG": "error", "PROBER_LOG": "error", "XRT_COMPOSITOR_LOG": "error",
+                    "OXR_NO_PRINTING": "1"}
 
 INSTALL_HINT = (
     "no OpenXR runtime found; install one (e.g. `bash .ci/install-monado`, which builds "
@@ -95,6 +104,46 @@ def use_simulated_headset(environ=None) -> None:
     env = os.environ if environ is None else environ
     for key, value in SIMULATED_ENV.items():
         env.setdefault(key, value)
+    quiet_simulated_runtime(env)
+
+
+def _truthy(value) -> bool:
+    return str(value or "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def is_monado(manifest: Path | None) -> bool:
+    """True when the runtime manifest is Monado's (its file or its library says so)."""
+    if manifest is None:
+        return False
+    if "monado" in manifest.name.lower():
+        return True
+    try:
+        import json
+
+        library = json.loads(manifest.read_text())["runtime"]["library_path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return "monado" in str(library).lower()
+
+
+def simulated_monado(environ=None) -> bool:
+    """True when the session will run on Monado's simulated headset (SIMULATED_ENABLE or
+    its null compositor asked for)."""
+    env = os.environ if environ is None else environ
+    return (is_monado(find_runtime(env))
+            and (_truthy(env.get("SIMULATED_ENABLE")) or _truthy(env.get("XRT_COMPOSITOR_NULL"))))
+
+
+def quiet_simulated_runtime(environ=None) -> bool:
+    """With Monado's simulated headset, set QUIET_MONADO_ENV's log levels where the user
+    has not set them (before the runtime is loaded: Monado reads them once). True if it
+    applies."""
+    env = os.environ if environ is None else environ
+    if not simulated_monado(env):
+        return False
+    for key, value in QUIET_MONADO_ENV.items():
+        env.setdefault(key, value)
+    return True
 
 
 def exit_without_runtime(exc: BaseException, stream=None) -> NoReturn:

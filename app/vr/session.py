@@ -66,6 +66,7 @@ class VRSession:
         Raises runtime.RuntimeNotFound (one-line message) when no runtime can be used.
         """
         runtime.require_runtime()
+        runtime.quiet_simulated_runtime()    # Monado's simulated headset: logs to errors
         self.near, self.far = near, far
         self._own_ctx = ctx is None
         self.ctx = ctx or moderngl.create_standalone_context(backend="egl")
