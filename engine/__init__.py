@@ -3,10 +3,14 @@
 Public face: World, Settings, load_scene, save_scene, scene_to_world, world_to_scene,
 SceneError, look_ahead.
 """
-from .motion import look_ahead
-from .scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene
-from .settings import Settings
-from .world import World
+from . import kernel_cache
+
+kernel_cache.use()      # before any kernel module: numba's cache keyed by all engine sources
+
+from .motion import look_ahead  # noqa: E402
+from .scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene  # noqa: E402
+from .settings import Settings  # noqa: E402
+from .world import World  # noqa: E402
 
 __all__ = ["World", "Settings", "SceneError", "load_scene", "save_scene", "scene_to_world",
            "world_to_scene", "look_ahead"]

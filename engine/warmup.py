@@ -1,7 +1,8 @@
 """Compile (or load from numba's cache) every physics kernel a session needs, once.
 
 The first run on a new install compiles the kernels (about 4 minutes on a 2-core machine;
-numba caches them next to the sources, later starts take about a second). `python -m
+numba caches them in the user's cache folder, keyed by the engine's sources
+(engine/kernel_cache.py); later starts take about a second). `python -m
 engine.warmup` does this ahead of time; the test suite calls it at session start so that the
 subprocesses it starts load the cache instead of each compiling on their own.
 """
@@ -10,12 +11,7 @@ import time
 import numpy as np
 
 
-def kernels_cached():
-    """True if numba's cache already holds the step kernel (a later start loads in ~1 s)."""
-    import glob
-    import os
-    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solvers", "__pycache__")
-    return bool(glob.glob(os.path.join(folder, "iterative.step-*.nbi")))
+from .kernel_cache import kernels_cached  # noqa: F401  (app/__main__.py asks before compiling)
 
 
 def warm_up():

@@ -18,8 +18,8 @@ points), broadphase (sweep and prune + filters), narrow_basic / narrow_boxbox /
 narrow_polytope / gjk (contacts), manifold (output rows, clipping, 4-point reduction),
 dispatch (pair table), pipeline (one compiled detection pass), persist (matching),
 raycast, detector (Python wrapper), bench (timing of resting cubes).
-Editing a kernel: numba's cache does not notice changes in functions called from other
-files; delete engine/collision/__pycache__ after editing.
+Editing a kernel: the compiled kernels are cached in a folder keyed by every engine source
+(engine/kernel_cache.py), so an edit anywhere compiles afresh and nothing stale runs.
 """
 from .shapes import PLANE, SPHERE, BOX, CAPSULE, CYLINDER, HULL, KIND_NAMES
 from .detector import (CollisionDetector, ContactSet, RayHit, excluded_pair_keys,

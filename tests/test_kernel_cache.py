@@ -1,0 +1,55 @@
+"""The kernel cache (issue 19): in the user's cache folder, keyed by every engine source, so
+an edit never runs stale machine code and a read-only install still caches."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numba
+
+from engine import kernel_cache
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_numba_caches_in_the_keyed_folder():
+    folder = kernel_cache.cache_dir()
+    assert numba.config.CACHE_DIR == str(folder)
+    assert folder.parent == kernel_cache.base_dir() and folder.name == kernel_cache.source_hash()
+    assert kernel_cache.kernels_cached()              # the session's warm-up compiled there
+    assert list(folder.rglob("iterative.step-*.nbi"))
+    here = os.path.join(ROOT, "engine", "solvers", "__pycache__")
+    assert not [f for f in os.listdir(here) if f.endswith(".nbi")] if os.path.isdir(here) else True
+
+
+def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
+    copy = tmp_path / "engine"
+    shutil.copytree(os.path.join(ROOT, "engine"), copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); "
+             "from engine import kernel_cache as k; print(k.source_hash())")
+
+    def key():
+        return subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True,
+                              text=True, timeout=120, check=True).stdout.strip()
+    before = key()
+    helper = copy / "impulses.py"                      # a helper other files' kernels inline
+    helper.write_text(helper.read_text() + "\n# an edit\n")
+    after = key()
+    assert before != after and len(after) == 16
+
+
+def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "elsewhere")}
+    out = subprocess.run([sys.executable, "-c", "import engine, numba; "
+                          "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=120, check=True).stdout.strip()
+    assert out == str(kernel_cache.cache_dir())
+
+
+def test_an_explicit_numba_cache_dir_wins(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
+    out = subprocess.run([sys.executable, "-c", "import engine, numba; "
+                          "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=120, check=True).stdout.strip()
+    assert out == str(tmp_path / "mine")
