@@ -7,75 +7,20 @@ tests never skip: without a runtime or pyopenxr they fail and say how to get the
 """
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from app.vr import runtime
-
-REPO = Path(__file__).resolve().parents[1]
-SCENE = str(REPO / "scenes" / "hinge_chain.json")
-
-os.environ.setdefault("XR_RUNTIME_JSON", str(runtime.MONADO_JSON))
-runtime.use_simulated_headset()
-os.environ.setdefault("SIMULATED_LEFT", "simple")
-os.environ.setdefault("SIMULATED_RIGHT", "simple")
-
-
-def _require_vr():
-    problem = runtime.unavailable_reason()
-    if problem:
-        pytest.fail(problem, pytrace=False)
+from vr_util import REPO, SCENE, pump, pump_until, require_vr, vr_app  # noqa: F401
 
 
 @pytest.fixture(scope="module")
 def app(xvfb, tmp_path_factory):
-    _require_vr()
-    import xr
-
-    from app.app import App
-    from app.session import Session
-    from app.window import Viewer
-
-    ctypes.CDLL("libEGL.so.1").eglReleaseThread()   # no stale EGL context: this is GLX
-    home = tmp_path_factory.mktemp("home")
-    os.environ.update(XDG_CACHE_HOME=str(home / "cache"), XDG_CONFIG_HOME=str(home / "config"))
-    viewer = Viewer(None, 800, 500, vsync=False)
-    a = App(viewer, media_dir=str(home))
-    a.set_session(Session.open(SCENE))
-    assert a.enter_vr(), a.errors
-    assert pump_until(a, lambda: a.vr.vr.state == xr.SessionState.FOCUSED, 300), a.vr.vr.state
-    pump(a, 3)
-    yield a
-    a.close()
-    viewer.close()
-    del a, viewer
-    import gc
-
-    gc.collect()                 # pyglet's GL objects go while their context is current
-    from gui_util import release_glx_context
-
-    release_glx_context()        # later EGL users (test_vr_session) need a clean thread
-
-
-def pump(app, n=1):
-    for _ in range(n):
-        app.viewer.window.dispatch_events()
-        app.viewer.frame()
-
-
-def pump_until(app, predicate, frames=100) -> bool:
-    for _ in range(frames):
-        if predicate():
-            return True
-        pump(app)
-    return predicate()
+    yield from vr_app(tmp_path_factory, (800, 500))
 
 
 def look_from(origin, target) -> np.ndarray:
@@ -438,7 +383,7 @@ def test_view_vr_without_runtime_prints_one_line():
 
 
 def test_view_vr_runs_a_scene_in_the_headset(xvfb):
-    _require_vr()
+    require_vr()
     result = subprocess.run([sys.executable, "-m", "app", "view", SCENE, "--vr",
                              "--frames", "25", "--size", "480x300"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
@@ -449,7 +394,7 @@ def test_view_vr_runs_a_scene_in_the_headset(xvfb):
 
 
 def test_bench_vr_json(xvfb):
-    _require_vr()
+    require_vr()
     result = subprocess.run([sys.executable, "-m", "app", "bench", "vr", "--json",
                              "--seconds", "1.5", "--scenes", "pendulum", "no_such_scene"],
                             cwd=REPO, capture_output=True, text=True, timeout=240)

@@ -7,61 +7,22 @@ tests never skip: without a runtime or pyopenxr they fail and say how to get the
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.vr import runtime
+from vr_util import REPO, SCENE, pump, pump_until, require_vr, vr_app  # noqa: F401
 
-REPO = Path(__file__).resolve().parents[1]
-SCENE = str(REPO / "scenes" / "hinge_chain.json")
 SIZE = (960, 600)
-
-os.environ.setdefault("XR_RUNTIME_JSON", str(runtime.MONADO_JSON))
-runtime.use_simulated_headset()
-os.environ.setdefault("SIMULATED_LEFT", "simple")
-os.environ.setdefault("SIMULATED_RIGHT", "simple")
-
-
-def _require_vr():
-    problem = runtime.unavailable_reason()
-    if problem:
-        pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture(scope="module")
 def app(xvfb, tmp_path_factory):
-    _require_vr()
-    import xr
-
-    from app.app import App
-    from app.session import Session
-    from app.window import Viewer
-
-    ctypes.CDLL("libEGL.so.1").eglReleaseThread()   # no stale EGL context: this is GLX
-    home = tmp_path_factory.mktemp("home")
-    os.environ.update(XDG_CACHE_HOME=str(home / "cache"), XDG_CONFIG_HOME=str(home / "config"))
-    viewer = Viewer(None, *SIZE, vsync=False)
-    a = App(viewer, media_dir=str(home))
-    a.set_session(Session.open(SCENE))
-    assert a.enter_vr(), a.errors
-    assert pump_until(a, lambda: a.vr.vr.state == xr.SessionState.FOCUSED, 300), a.vr.vr.state
-    pump(a, 3)
-    yield a
-    a.close()
-    viewer.close()
-    del a, viewer
-    import gc
-
-    gc.collect()
-    from gui_util import release_glx_context
-
-    release_glx_context()
+    yield from vr_app(tmp_path_factory, SIZE)
 
 
 @pytest.fixture(autouse=True)
@@ -83,18 +44,6 @@ def x(*args):
     xdotool(os.environ["DISPLAY"], *args)
 
 
-def pump(app, n=1):
-    for _ in range(n):
-        app.viewer.window.dispatch_events()
-        app.viewer.frame()
-
-
-def pump_until(app, predicate, frames=100) -> bool:
-    for _ in range(frames):
-        if predicate():
-            return True
-        pump(app)
-    return predicate()
 
 
 def stand_at(app, x_, z):
@@ -334,7 +283,7 @@ def test_quiet_monado_logs_for_the_simulated_runtime():
 
 
 def test_view_vr_with_the_simulated_runtime_keeps_the_terminal_quiet(xvfb):
-    _require_vr()
+    require_vr()
     env = {k: v for k, v in os.environ.items()
            if k not in runtime.QUIET_MONADO_ENV and not k.endswith("_LOG")}
     env.update(XR_RUNTIME_JSON=str(runtime.MONADO_JSON), SIMULATED_ENABLE="1",
