@@ -16,7 +16,6 @@ thread keeps the history states the batch took and tells `batch_listeners`.
 from __future__ import annotations
 
 import copy
-import json
 import time
 from pathlib import Path
 
@@ -29,9 +28,8 @@ from app.scene_view import SceneView
 from app.gallery import SCENES
 from app.world_specs import body_spec, set_body_motion
 from engine import World, load_scene, save_scene
-from engine.durable import write_file
 from engine.warmup import warm_interaction
-from engine.scene import validate, world_to_scene
+from engine.scene import world_to_scene, write_document
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
 
@@ -202,9 +200,7 @@ class Session:
             raise ValueError(f"{target} ships with impulse and is kept as it is: "
                              f"save a copy with Save as")
         self.loop.sync()
-        doc = self.scene_document()
-        validate(doc, target)
-        write_file(target, json.dumps(doc, indent=2) + "\n")
+        write_document(self.scene_document(), target)
         self.path = target
         self.world.meta["path"] = target
         self.editor.mark_saved()

@@ -214,12 +214,6 @@ class TrajectoryWriter:
                                    *contact])
 
 
-def write_trajectory(world, result, path, every=1, with_contacts=False):
-    """One World.run() result as a trajectory CSV file (TrajectoryWriter)."""
-    with open_for_write(path, newline="") as f:
-        TrajectoryWriter(world, f, every, with_contacts).write(result)
-
-
 BENCH_EPILOG = """\
 examples:
   impulse bench chain8 --json out.json    Schmitt's 8-Loop: table and JSON rows

@@ -88,12 +88,9 @@ def remove_stale(target):
 def open_for_write(path, binary=False, newline=None, encoding="utf-8"):
     """Context manager yielding a file object; the target is replaced only when the block
     ends without an exception. Raises WriteError (an OSError) with a one-line message."""
+    check_writable(path)
     target = target_of(path)
     folder, name = os.path.split(target)
-    if not os.path.isdir(folder):
-        raise WriteError(path, f"folder {folder} does not exist")
-    if os.path.isdir(target):
-        raise WriteError(path, "it is a folder")
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:

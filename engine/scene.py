@@ -314,6 +314,10 @@ def _cross(a, b):
 def save_scene(world, path):
     """Write the world as a scene file durably (engine/durable.py: never a partial file,
     the old file's mode kept, a symlink's target written)."""
-    doc = world_to_scene(world, exact_state=True)
+    write_document(world_to_scene(world, exact_state=True), path)
+
+
+def write_document(doc, path):
+    """Validate a scene document and write it durably (the old file stays on failure)."""
     validate(doc, str(path))
     write_file(path, json.dumps(doc, indent=2) + "\n")

@@ -367,7 +367,6 @@ class World:
         B = self.B
         if self._good is None or self._good[0].shape != B.pos.shape:
             self._good = (B.pos.copy(), B.rot.copy())
-            self._bad = np.zeros(B.pos.shape[0], dtype=np.int64)
         else:
             np.copyto(self._good[0], B.pos)
             np.copyto(self._good[1], B.rot)

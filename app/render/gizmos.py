@@ -9,12 +9,11 @@ import numpy as np
 from app.joint_drawing import joint_drawing
 from app.mathutil import basis_from_y
 from app.render.instances import FLAG_UNLIT, INSTANCE_FLOATS, pack_instances
-from app.render.joint_gizmos import draw_joints
+from app.render.joint_gizmos import FRAME_COLORS as AXIS_COLORS, draw_joints
 
 CONTACT_POINT = (0.95, 0.2, 0.2)
 CONTACT_NORMAL = (0.2, 0.9, 0.35)
 COM_COLOR = (0.95, 0.95, 0.95)
-AXIS_COLORS = ((0.9, 0.2, 0.2), (0.2, 0.85, 0.2), (0.25, 0.4, 1.0))
 VELOCITY = (1.0, 0.6, 0.1)
 DRAG_LINE = (1.0, 1.0, 0.3)
 
