@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from pathlib import Path
 
 import numpy as np
-import pyglet
 from pyglet.window import key
 
 from app import editor as E
@@ -22,9 +20,7 @@ from app.drag import MouseGrab
 from app.gallery import SCENES
 from app.recent import add_recent
 from app.recorder import Recorder, default_media_path
-from app.screenshot import save_png
 from app.session import Session
-from app.userdirs import documents_dir, pictures_dir, videos_dir
 from app.stats import StatsSeries
 from app.ui.contacts_panel import draw_contacts_panel
 from app.ui.dialogs import Dialogs, draw_help, draw_problems
@@ -40,6 +36,7 @@ from app.ui.stats_panel import draw_stats_panel
 from app.ui.timeline import draw_timeline
 from app.ui.tools_panel import draw_tools
 from app.ui.vr_panel import draw_vr_panel
+from app.userdirs import documents_dir, pictures_dir, videos_dir
 from engine import SceneError
 
 log = logging.getLogger(__name__)
@@ -328,12 +325,13 @@ class App:
             return
         if sel and sel[0] == "body" and sel[1] not in w.body_names:
             sel = self.selection = None
-        if sel and sel[0] == "joint" and sel[1] not in [j.name for j in w.joint_models + w.spring_models]:
+        joints = w.joint_models + w.spring_models
+        if sel and sel[0] == "joint" and sel[1] not in [j.name for j in joints]:
             sel = self.selection = None
         if sel and sel[0] == "body":
             self.viewer.options.selected = (w.body_index(sel[1]),)
         elif sel:
-            jm = next(j for j in w.joint_models + w.spring_models if j.name == sel[1])
+            jm = next(j for j in joints if j.name == sel[1])
             self.viewer.options.selected = tuple(w.body_index(n) for n in jm.bodies if n != "world")
         else:
             self.viewer.options.selected = ()

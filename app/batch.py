@@ -7,9 +7,9 @@ batch has stepped for more than `budget_s`, and those not run are `cut`
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Callable, ContextManager
 
 
 @dataclass
@@ -17,7 +17,7 @@ class Batch:
     single: int                                   # requested single steps
     owed: int                                     # steps owed by the clock
     budget_s: float | None = None                 # wall time after which owed steps stop
-    context: Callable[[], ContextManager] | None = None   # entered around the steps
+    context: Callable[[], AbstractContextManager] | None = None   # entered around the steps
     done: int = 0                                 # steps completed (set while running)
     wall_s: float = 0.0                           # wall time the batch took
 

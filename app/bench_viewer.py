@@ -1,8 +1,8 @@
 """`impulse bench viewer`: the desktop app's frame rate on the heaviest scene, and what
 rendering costs the simulation's real-time factor on a small scene.
 
-1. fps: scenes/funnel_1000.json if present, else 1000 free spinning boxes (the demo box
-   stack as an engine World, no gravity), in the full app at 1280x720 with every panel
+1. fps: scenes/funnel_1000.json if present, else 1000 free spinning boxes
+   (`box_stack_doc`, no gravity), in the full app at 1280x720 with every panel
    shown, vsync off, simulating as usual; frames over `--seconds` after a warm-up. Once
    with the physics thread (the app's default), once stepping inside the frames
    (`impulse view --sync-physics`), for comparison; `rtf` is the simulation's real-time
@@ -19,34 +19,44 @@ import time
 
 import numpy as np
 
+from app.gallery import SCENES
 from engine import strict_json
 from engine.cli import OneLineParser
 from engine.durable import write_file
 
-from app.gallery import SCENES
-
 SIZE = (1280, 720)
 
 
-def boxes_world(n: int = 1000):
-    """n free boxes in the demo stack's layout, spinning slowly, no gravity."""
-    from app.demo_world import box_stack
-    from engine import scene_to_world
-    from engine.rotations import matrix_to_quat
-
-    demo = box_stack(n)
+def box_stack_doc(n: int = 1000, seed: int = 1) -> dict:
+    """Scene document of n free 0.4 m boxes in columns of ten, each turned about +y by a
+    random angle, randomly coloured and spinning slowly about +y; no gravity."""
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(np.sqrt(n / 10)))
     bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}]
-    for i in range(1, len(demo.body_names)):
-        bodies.append({"name": demo.body_names[i], "mass": 1.0,
-                       "shape": {"type": "box", "size": [float(2 * s) for s in demo.shape_size[i]]},
-                       "position": [float(x) for x in demo.body_pos[i]],
-                       "orientation": [float(q) for q in matrix_to_quat(demo.body_rot[i])],
-                       "angular_velocity": [float(x) for x in demo.body_omega[i]],
-                       "color": [float(c) for c in demo.body_color[i]]})
-    doc = {"format": "impulse-scene", "version": 1, "name": f"{n} boxes",
-           "settings": {"h": 0.01, "gravity": [0.0, 0.0, 0.0]}, "camera": demo.camera,
-           "bodies": bodies}
-    return scene_to_world(doc, f"{n} boxes")
+    for i in range(n):
+        col, level = divmod(i, 10)
+        x, z = col % side, col // side
+        turn = rng.uniform(0, np.pi)
+        color = rng.uniform(0.2, 0.9, 3)
+        spin = rng.uniform(-1, 1)
+        bodies.append({"name": f"box{i}", "mass": 1.0,
+                       "shape": {"type": "box", "size": [0.4, 0.4, 0.4]},
+                       "position": [(x - side / 2) * 0.6, 0.2 + level * 0.42,
+                                    (z - side / 2) * 0.6],
+                       "orientation": [float(np.cos(turn / 2)), 0.0, float(np.sin(turn / 2)), 0.0],
+                       "angular_velocity": [0.0, float(spin), 0.0],
+                       "color": [float(c) for c in color]})
+    return {"format": "impulse-scene", "version": 1, "name": f"{n} boxes",
+            "settings": {"h": 0.01, "gravity": [0.0, 0.0, 0.0]},
+            "camera": {"eye": [9.0, 7.0, 11.0], "target": [0.0, 1.5, 0.0], "fov_deg": 45.0},
+            "bodies": bodies}
+
+
+def boxes_world(n: int = 1000):
+    """The box stack as an engine World (the fallback heavy scene)."""
+    from engine import scene_to_world
+
+    return scene_to_world(box_stack_doc(n), f"{n} boxes")
 
 
 def heavy_session():
@@ -55,7 +65,7 @@ def heavy_session():
     funnel = SCENES / "funnel_1000.json"
     if funnel.is_file():
         return Session.open(str(funnel)), "funnel_1000.json"
-    return Session(boxes_world(1000)), "1000 boxes (demo stack)"
+    return Session(boxes_world(1000)), "1000 boxes"
 
 
 def run_frames(app, seconds: float, warmup: int = 20) -> dict:

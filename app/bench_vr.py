@@ -19,11 +19,10 @@ import time
 
 import numpy as np
 
+from app.gallery import SCENES
 from engine import strict_json
 from engine.cli import OneLineParser
 from engine.durable import write_file
-
-from app.gallery import SCENES
 
 SCENE_NAMES = ("pendulum", "tree_255", "funnel_1000")
 MIRROR = (640, 360)
@@ -58,7 +57,8 @@ def measure(app, seconds: float, warmup: int = 10) -> dict:
     frames = vr.frames_submitted - sub0
     physics = [b[0] * 1e3 for b in batches] or [0.0]
     return {"frames": frames, "fps": frames / wall, "missed": vr.missed_frames - miss0,
-            "period_ms": vr.display_period * 1e3, "frame_ms_p95": float(np.percentile(frame_ms, 95)),
+            "period_ms": vr.display_period * 1e3,
+            "frame_ms_p95": float(np.percentile(frame_ms, 95)),
             "batches": len(batches), "physics_ms_mean": float(np.mean(physics)),
             "physics_ms_max": float(np.max(physics)),
             "budget_ms": mode.budget.frame_s * 1e3, "render_ms": mode.budget.render_s * 1e3,

@@ -85,11 +85,13 @@ class Camera:
     def orbit(self, dx_px: float, dy_px: float) -> None:
         """Rotate the eye around the target (mouse drag in pixels)."""
         self.yaw -= dx_px * self.orbit_speed
-        self.pitch = float(np.clip(self.pitch - dy_px * self.orbit_speed, -PITCH_LIMIT, PITCH_LIMIT))
+        self.pitch = float(np.clip(self.pitch - dy_px * self.orbit_speed,
+                                   -PITCH_LIMIT, PITCH_LIMIT))
 
     def pan(self, dx_px: float, dy_px: float, viewport_height: int) -> None:
         """Move target and eye so the point under the cursor follows it."""
-        per_px = 2.0 * self.distance * np.tan(np.radians(self.fov_deg) / 2.0) / max(viewport_height, 1)
+        half_height = self.distance * np.tan(np.radians(self.fov_deg) / 2.0)
+        per_px = 2.0 * half_height / max(viewport_height, 1)
         right, up, _ = self.basis()
         self.target = self.target - (right * dx_px + up * dy_px) * per_px
 

@@ -2,8 +2,9 @@
 
 Left drag on empty space (or with Alt) orbits; left drag on a body grabs it when a grab
 handler is set and accepts it (`begin` returning False, e.g. for a fixed body, orbits
-instead; the wheel then moves the grab target in depth; release passes the modifiers); middle drag or Shift+left drag pans; right drag looks around
-(fly) and WASD/QE then move; scroll zooms; click selects; F focuses; Home resets the view.
+instead; the wheel then moves the grab target in depth; release passes the modifiers);
+middle drag or Shift+left drag pans; right drag looks around (fly) and WASD/QE then move;
+scroll zooms; click selects; F focuses; Home resets the view.
 Handlers return None so ImGui's backend still sees every event; they act only when ImGui
 does not want the mouse / keyboard.
 """

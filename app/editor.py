@@ -9,16 +9,16 @@ rejected edit (ValueError naming the problem) leaves the world as it was.
 """
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 import copy
-from typing import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
 
-from app.world_specs import (all_joint_names, body_spec, joint_spec, joints_of,
-                             set_body_motion)
+from app.world_specs import all_joint_names, body_spec, joint_spec, joints_of, set_body_motion
 from engine import SceneError
 from engine.scene import validate
+
 
 class _Missing:
     """Marks a key that was absent (undo deletes it again); survives deepcopy as itself."""
@@ -211,7 +211,7 @@ def duplicate_spec(world, name: str, offset=(0.0, 0.0, 0.0)) -> dict:
     """A copy of a body's current entry under a new name, shifted by `offset`, at rest."""
     spec = body_spec(world, world.body_index(name))
     spec["name"] = unique_name(world.body_names, name)
-    spec["position"] = [float(a + b) for a, b in zip(spec["position"], offset)]
+    spec["position"] = [float(a + b) for a, b in zip(spec["position"], offset, strict=True)]
     spec.pop("velocity", None)
     spec.pop("angular_velocity", None)
     return spec

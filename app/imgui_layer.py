@@ -34,7 +34,8 @@ class FixedPygletRenderer(PygletProgrammablePipelineRenderer):
 
 
 class ImGuiLayer:
-    """Owns the ImGui/implot contexts and the backend; `frame(draw_ui)` builds and draws one frame."""
+    """Owns the ImGui/implot contexts and the backend; `frame(draw_ui)` builds and draws one
+    frame."""
 
     def __init__(self, window):
         self.context = imgui.create_context()

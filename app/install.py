@@ -9,10 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.durable import write_file
-
 from app.paths import ASSETS, REPO_ROOT
 from app.userdirs import data_home
+from engine.durable import write_file
 
 APP_ID = "impulse"
 MIME_TYPE = "application/x-impulse-scene"

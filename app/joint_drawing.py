@@ -13,9 +13,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.joints import (COORD_NONE, COORDS, HINGE, KIND_NAMES, MOTOR_NONE, MOTOR_POSITION,
-                           MOTOR_VELOCITY, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2,
-                           P_LO1, P_LO2, P_MOTOR)
+from engine.joints import (
+    COORD_NONE,
+    COORDS,
+    HINGE,
+    KIND_NAMES,
+    MOTOR_NONE,
+    MOTOR_POSITION,
+    MOTOR_VELOCITY,
+    P_COORD1,
+    P_COORD2,
+    P_HI1,
+    P_HI2,
+    P_LIM1,
+    P_LIM2,
+    P_LO1,
+    P_LO2,
+    P_MOTOR,
+)
 from engine.joints.generic import target_at
 
 NO_KIND = -1               # a scene that gives anchors only: no axes, limits or targets
@@ -38,7 +53,7 @@ class JointDrawing:
     spring_attached: np.ndarray  # (s,2) bool
 
     @staticmethod
-    def single(kind: str, anchors, centres, attached, axis=None) -> "JointDrawing":
+    def single(kind: str, anchors, centres, attached, axis=None) -> JointDrawing:
         """One joint of type `kind` ("spring" included) that is not in the world yet:
         anchors and centres (2,3) of its sides, its axis (if its type has one) as frame x."""
         anchors = np.asarray(anchors, dtype=np.float64).reshape(1, 2, 3)

@@ -32,9 +32,10 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Callable, ContextManager
 
 import numpy as np
 
@@ -153,7 +154,7 @@ class FixedStepLoop:
 
     # ------------------------------------------------------------ per frame
     def advance(self, wall_dt: float, budget_s: float | None = None,
-                step_context: Callable[[], ContextManager] | None = None) -> FrameReport:
+                step_context: Callable[[], AbstractContextManager] | None = None) -> FrameReport:
         """Hand out (or, synchronously, run) the steps this frame owes, unless a batch is
         still running; report the steps completed and the time dropped since the last call.
         budget_s overrides the loop's budget for this batch; step_context (VR: the solver's

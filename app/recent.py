@@ -5,9 +5,8 @@ import json
 import os
 from pathlib import Path
 
-from engine.durable import write_file
-
 from app.userdirs import config_dir
+from engine.durable import write_file
 
 LIMIT = 10
 

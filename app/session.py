@@ -22,14 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from app.editor import EditBody, Editor, SetMotion
+from app.gallery import SCENES
 from app.history import History
 from app.loop import FixedStepLoop
 from app.scene_view import SceneView
-from app.gallery import SCENES
 from app.world_specs import body_spec, set_body_motion
 from engine import World, load_scene, save_scene
-from engine.warmup import warm_interaction
 from engine.scene import world_to_scene, write_document
+from engine.warmup import warm_interaction
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
 
@@ -69,12 +69,12 @@ class Session:
         self.history.record(world, force=True)
 
     @classmethod
-    def open(cls, path, **kw) -> "Session":
+    def open(cls, path, **kw) -> Session:
         """Load a scene file (SceneError on a bad file)."""
         return cls(load_scene(path), path, **kw)
 
     @classmethod
-    def new(cls, **kw) -> "Session":
+    def new(cls, **kw) -> Session:
         return cls(new_world(), None, **kw)
 
     # ------------------------------------------------------------ naming

@@ -1,38 +1,33 @@
-"""Per-user folders (XDG): config, cache, data; created on first use. Documents, pictures
-and videos as the desktop names them (platformdirs reads user-dirs.dirs)."""
+"""Per-user folders from platformdirs: config, cache, data (XDG on Linux, so XDG_CONFIG_HOME
+and friends move them); documents, pictures and videos as the desktop names them
+(platformdirs reads user-dirs.dirs). The cache folder is the one engine.kernel_cache uses."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-
-def _base(var: str, default: str) -> Path:
-    value = os.environ.get(var)
-    return Path(value) if value else Path.home() / default
+import platformdirs
 
 
 def config_dir() -> Path:
-    return _base("XDG_CONFIG_HOME", ".config") / "impulse"
+    return platformdirs.user_config_path("impulse")
 
 
 def cache_dir() -> Path:
-    return _base("XDG_CACHE_HOME", ".cache") / "impulse"
+    return platformdirs.user_cache_path("impulse")
 
 
 def data_home() -> Path:
-    return _base("XDG_DATA_HOME", ".local/share")
+    """The user's data folder itself (~/.local/share), where desktop entries and icons go."""
+    return platformdirs.user_data_path()
 
 
 def documents_dir() -> Path:
-    import platformdirs
-    return Path(platformdirs.user_documents_dir())
+    return platformdirs.user_documents_path()
 
 
 def pictures_dir() -> Path:
-    import platformdirs
-    return Path(platformdirs.user_pictures_dir())
+    return platformdirs.user_pictures_path()
 
 
 def videos_dir() -> Path:
-    import platformdirs
-    return Path(platformdirs.user_videos_dir())
+    return platformdirs.user_videos_path()

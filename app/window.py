@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 import moderngl
 import numpy as np
@@ -31,7 +31,8 @@ class Viewer:
     def __init__(self, world=None, width: int = 1280, height: int = 720, title: str = "impulse",
                  visible: bool = True, vsync: bool = True, samples: int | None = None,
                  shadow_size: int | None = None, show_ui: bool = True):
-        config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3, minor_version=3)
+        config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
+                                  minor_version=3)
         self.window = pyglet.window.Window(width, height, title, resizable=True, visible=visible,
                                            vsync=vsync, file_drops=True, config=config)
         self.ctx = moderngl.create_context()
@@ -203,7 +204,8 @@ class Viewer:
         return self.frame_count > 0
 
     # ---------------------------------------------------------------- loop
-    def run(self, frames: int | None = None, screenshot=None, fps_limit: float | None = None) -> None:
+    def run(self, frames: int | None = None, screenshot=None,
+            fps_limit: float | None = None) -> None:
         """Run the event loop; with frames, stop after that many (saving `screenshot`)."""
         self._stop_after = frames
         self._final_screenshot = screenshot

@@ -39,6 +39,42 @@ def passive(world):
     return True
 
 
+# Test lanes (pyproject's markers; README "Test lanes"): `slow` for tests over about 1.5 s
+# warm and for the costly cases of sweeps, `gui` for tests that need an X display.
+SLOW = pytest.mark.slow
+
+
+def slow_except(values, *fast):
+    """Parametrize values for a sweep (of scenes, steps, solvers...) where only the cases
+    named in `fast` stay in the fast lane: every other one, a scene added later too, gets the
+    `slow` mark. A case is named by its value (a path also by its file name); a case that is
+    a tuple of arguments by its first argument, or by a tuple of its first arguments."""
+    return [v if _named(v, fast) else _slow(v) for v in values]
+
+
+def slow_only(values, *slow):
+    """The other way round: only the cases named in `slow` get the `slow` mark."""
+    return [_slow(v) if _named(v, slow) else v for v in values]
+
+
+def _slow(value):
+    return pytest.param(*(value if isinstance(value, tuple) else (value,)), marks=SLOW)
+
+
+def _named(value, names):
+    args = value if isinstance(value, tuple) else (value,)
+    for name in names:
+        first = name if isinstance(name, tuple) else (name,)   # names the first arguments
+        if all(_is(a, n) for a, n in zip(args, first, strict=False)):
+            return True
+    return False
+
+
+def _is(arg, name):
+    return (type(arg) is type(name) and arg == name) or (
+        isinstance(arg, str) and os.path.basename(arg) == name)
+
+
 @pytest.fixture
 def scene_path():
     return lambda name: os.path.join(SCENES, name)
@@ -62,3 +98,12 @@ def pytest_sessionstart(session):
     subprocess (which then loads numba's cache instead of compiling for minutes)."""
     from engine.warmup import warm_up
     warm_up()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Test lanes (pyproject's markers): a test that starts Xvfb, through the `xvfb`
+    fixture directly or through a fixture built on it (display, app, viewer), is a `gui`
+    test even where its module forgot the mark, so `-m "not gui"` never needs a display."""
+    for item in items:
+        if "xvfb" in getattr(item, "fixturenames", ()) and "gui" not in item.keywords:
+            item.add_marker(pytest.mark.gui)

@@ -30,7 +30,8 @@ class FakeWorld:
         self.shape_size = np.array([s[1] for s in shapes], dtype=float).reshape(n, 3)
         self.shape_local_pos = np.zeros((n, 3))
         self.shape_local_rot = np.tile(np.identity(3), (n, 1, 1))
-        self.hull_vertex = np.zeros((0, 3)) if hull_vertex is None else np.asarray(hull_vertex, float)
+        self.hull_vertex = (np.zeros((0, 3)) if hull_vertex is None
+                            else np.asarray(hull_vertex, float))
         ranges = hull_ranges or [(0, 0)] * n
         self.shape_hull_start = np.array([r[0] for r in ranges], dtype=np.int64)
         self.shape_hull_count = np.array([r[1] for r in ranges], dtype=np.int64)
@@ -69,7 +70,8 @@ def start_xvfb(size=(1280, 720)):
     assert exe, "Xvfb is not installed (run .ci/install-system-deps)"
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
-        [exe, "-displayfd", str(write_fd), "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
+        [exe, "-displayfd", str(write_fd), "-screen", "0", f"{size[0]}x{size[1]}x24",
+         "-nolisten", "tcp"],
         pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write_fd)
     with os.fdopen(read_fd) as f:

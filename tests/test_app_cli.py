@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-
 REPO = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((REPO / "scenes").glob("*.json"))
 
@@ -24,6 +23,7 @@ def impulse(*args, env=None, timeout=120):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.gui
 def test_screenshot_of_every_bundled_scene(display, tmp_path):
     import imageio.v3 as iio
 
@@ -60,6 +60,7 @@ def test_screenshot_of_every_bundled_scene(display, tmp_path):
             assert diff.mean() > 0.002, f"{a} and {b} look the same"
 
 
+@pytest.mark.slow
 def test_view_bad_file_prints_one_line_and_exits_2(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "impulse-scene", "version": 1,
@@ -92,6 +93,7 @@ def test_install_launcher_writes_desktop_entry_and_icons(tmp_path):
     assert (tmp_path / "icons/hicolor/256x256/apps/impulse.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_sim_and_bench_still_go_to_the_engine_cli(scene_path):
     res = subprocess.run([sys.executable, "-m", "app", "sim", scene_path("pendulum.json"),
                           "--duration", "0.1", "--json"], cwd=REPO, capture_output=True,

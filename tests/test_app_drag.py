@@ -6,8 +6,9 @@ import pytest
 
 from app.camera import Camera
 from app.drag import MOD_SHIFT, MouseGrab
-from app_scenes import drag_scene
 from engine import scene_to_world
+
+from app_scenes import drag_scene
 
 
 @pytest.fixture

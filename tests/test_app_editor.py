@@ -5,9 +5,21 @@ import os
 import numpy as np
 import pytest
 
-from app.editor import (AddBody, AddContactFilter, AddJoint, Duplicate, EditBody, EditJoint,
-                        EditSettings, Editor, RemoveBody, RemoveContactFilter, RemoveJoint,
-                        SetMotion, body_at_rest_spec)
+from app.editor import (
+    AddBody,
+    AddContactFilter,
+    AddJoint,
+    Duplicate,
+    EditBody,
+    EditJoint,
+    Editor,
+    EditSettings,
+    RemoveBody,
+    RemoveContactFilter,
+    RemoveJoint,
+    SetMotion,
+    body_at_rest_spec,
+)
 from engine import load_scene, world_to_scene
 
 
@@ -87,15 +99,16 @@ def test_rejected_edit_changes_nothing(world):
     with pytest.raises(ValueError, match="taken"):
         ed.run(AddBody({"name": name, "mass": 1, "shape": {"type": "sphere", "radius": 0.1}}))
     with pytest.raises(ValueError):
-        ed.run(AddJoint({"name": "j", "type": "ball", "bodies": [name, "nobody"], "anchor": [0, 0, 0]}))
+        ed.run(AddJoint({"name": "j", "type": "ball", "bodies": [name, "nobody"],
+                         "anchor": [0, 0, 0]}))
     assert doc_of(world) == before and not ed.can_undo
 
 
 def test_joint_add_edit_remove(world):
     ed = Editor(world)
     a, b = world.body_names
-    ed.run(AddJoint({"name": "s", "type": "spring", "bodies": [a, b], "anchors": [[0, 0, 0], [1, 0, 0]],
-                     "stiffness": 10.0}))
+    ed.run(AddJoint({"name": "s", "type": "spring", "bodies": [a, b],
+                     "anchors": [[0, 0, 0], [1, 0, 0]], "stiffness": 10.0}))
     ed.run(EditJoint("s", {"stiffness": 50.0}))
     assert world.spring_models[0].spec["stiffness"] == 50.0
     ed.undo()

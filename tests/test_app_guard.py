@@ -1,9 +1,12 @@
 """The viewer when the engine's finite-state guard stops a body (issue 17.1): a Problems
 entry naming the body and the step, and the app keeps running."""
 import numpy as np
+import pytest
 
 from gui_util import wait_until
 from test_app_gui import app, display, open_scene, pump, run_steps  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.gui   # the desktop app under Xvfb (test lanes: pyproject markers)
 
 
 def test_a_body_that_goes_non_finite_is_stopped_and_listed(app, scene_path):  # noqa: F811

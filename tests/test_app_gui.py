@@ -15,6 +15,8 @@ import pytest
 from app_scenes import drag_scene, two_boxes
 from gui_util import wait_until, xdotool
 
+pytestmark = pytest.mark.gui   # the desktop app under Xvfb (test lanes: pyproject markers)
+
 W, H = 1024, 640
 REPO = Path(__file__).resolve().parent.parent
 
@@ -80,7 +82,8 @@ def click_button(app, key):
         x0, y0, x1, y1 = rects[key]
         if y1 <= app.viewer.window.height:
             break
-        xdo("mousemove", *imgui_screen(app, app.viewer.window.width / 2, app.viewer.window.height / 2))
+        window = app.viewer.window
+        xdo("mousemove", *imgui_screen(app, window.width / 2, window.height / 2))
         xdo("click", "5")
         pump(app, 2)
     x0, y0, x1, y1 = rects[key]
@@ -240,7 +243,8 @@ def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path, kind):
     run_steps(app, 60)
     assert w.body_pos[b][0] - b_pos[0] < -0.07               # b is pulled along by a
     gap = w.joint_anchor_world()[0]
-    assert np.linalg.norm(gap[0] - gap[1]) < 1e-3 < np.linalg.norm(anchors[0] - w.joint_anchor_world()[0][0])
+    moved = np.linalg.norm(anchors[0] - w.joint_anchor_world()[0][0])
+    assert np.linalg.norm(gap[0] - gap[1]) < 1e-3 < moved
     xdo("mousemove", *screen(app, W // 2, 40))
     pump(app)
     xdo("key", "ctrl+z")
@@ -398,6 +402,7 @@ def test_contact_filter_stops_a_collision(app, tmp_path):
     """A crate falls on a fixed shelf and stays there; with the filter crate/shelf added
     through the Contacts panel it falls through the shelf to the ground; undo restores."""
     from app.ui.widgets import rects
+
     from app_scenes import box, doc
 
     ground = {"name": "ground", "fixed": True, "shape": {"type": "plane"}}
@@ -484,7 +489,8 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
         if key == "crate.pos" and how == "Tab":           # Tab moves on to y, then z, then out
             leave_field(app, "Tab")
             leave_field(app, "Tab")
-        assert wait_until(lambda: read() == expected, lambda: pump(app)), (key, read())
+        assert wait_until(lambda read=read, expected=expected: read() == expected,
+                          lambda: pump(app)), (key, read())
         assert len(ses.editor.undo_stack) == n + 1, (key, [c.label for c in ses.editor.undo_stack])
     app.viewer.screenshot(tmp_path / f"typed_{how}.png")
     leave_field(app, "click")
@@ -498,7 +504,7 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
     run_steps(app, 20)
     snapshots, n = len(ses.history.snapshots), len(ses.editor.undo_stack)
     assert snapshots >= 10
-    for key, text, read, expected in fields:
+    for key, text, _read, _expected in fields:
         start_typing(app, key)
         if key != "crate.pos":                 # the same value typed again
             xdo("type", text)

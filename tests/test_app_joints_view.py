@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from app_scenes import box, doc
-from test_app_gui import (app, click_button, display, open_scene, project, pump,  # noqa: F401
-                          screen, write, xdo)
+from test_app_gui import app, click_button, display, open_scene, project, pump, screen, write, xdo  # noqa: F401
 
 SHOTS = Path("/tmp/shots")
 APART = 2.3                                    # the issue's two boxes, 2.3 m apart
@@ -44,6 +43,7 @@ def drawn_along(app, on, off, p0, p1, fractions) -> list[bool]:
     return [np.abs(pixel_at(app, on, p) - pixel_at(app, off, p)).max() > 40 for p in points]
 
 
+@pytest.mark.gui
 def test_gallery_uses_the_window_width(app, display):         # first: no scene is open yet
     from app.ui.widgets import rects
 
@@ -59,6 +59,7 @@ def test_gallery_uses_the_window_width(app, display):         # first: no scene 
     assert os.path.getsize(shot_path) > 0
 
 
+@pytest.mark.gui
 def test_pendulum_link_runs_from_the_bob_to_the_pivot(app, scene_path):
     open_scene(app, scene_path("pendulum.json"))
     w = app.session.world
@@ -71,6 +72,7 @@ def test_pendulum_link_runs_from_the_bob_to_the_pivot(app, scene_path):
     assert all(drawn_along(app, on, off, bob, pivot, (0.3, 0.5, 0.7, 0.9, 1.0)))
 
 
+@pytest.mark.gui
 def test_links_of_a_joint_between_two_boxes_and_the_view_menu_toggle(app, tmp_path):
     joint = {"name": "link", "type": "ball", "bodies": ["a", "b"], "anchor": [0.0, 1.0, 0.0]}
     open_scene(app, write(tmp_path, "apart.json", boxes_apart([joint])))
@@ -93,6 +95,7 @@ def test_links_of_a_joint_between_two_boxes_and_the_view_menu_toggle(app, tmp_pa
     assert app.viewer.options.show_joints
 
 
+@pytest.mark.gui
 @pytest.mark.parametrize("scene", ["slider_crank.json", "chain8.json", "mass_spring.json",
                                    "motors.json", "universal_shaft.json"])
 def test_joint_gizmos_of_bundled_scenes_add_pixels(app, scene_path, scene):
@@ -115,6 +118,7 @@ def _pick_first_box(app, w):
     assert app.joint_tool.first is not None
 
 
+@pytest.mark.gui
 def test_joint_tool_previews_the_anchor_and_both_links_before_the_second_click(app, tmp_path):
     open_scene(app, write(tmp_path, "apart.json", boxes_apart()))
     w = app.session.world
@@ -137,6 +141,7 @@ def test_joint_tool_previews_the_anchor_and_both_links_before_the_second_click(a
     assert app.scene_view.joint_preview is None
 
 
+@pytest.mark.gui
 @pytest.mark.parametrize("choice, expected", [
     ("clicked", None), ("first", [-APART / 2, 1.0, 0.0]), ("second", [APART / 2, 1.0, 0.0]),
     ("middle", [0.0, 1.0, 0.0])])
@@ -157,6 +162,7 @@ def test_anchor_choice_places_the_new_joints_anchor(app, tmp_path, choice, expec
         assert np.allclose(anchor, expected, atol=1e-9)
 
 
+@pytest.mark.gui
 def test_every_bundled_scene_fills_its_thumbnail(app):
     """Without the grid, what the scene draws covers at least half the picture's width or
     height (the old thumbnails, framed by the scene camera, showed specks: 25-45 %)."""

@@ -6,6 +6,8 @@ import pytest
 
 from test_app_gui import display, pump  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.gui   # the desktop app under Xvfb (test lanes: pyproject markers)
+
 PANELS = ("Scene", "Inspector", "Solver", "Stats", "Tools", "Contacts", "Timeline")
 
 

@@ -5,9 +5,12 @@ import os
 
 import imageio.v3 as iio
 import numpy as np
+import pytest
 
 from gui_util import wait_until, xdotool
 from test_app_gui import app, display, open_scene, pump  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.gui   # the desktop app under Xvfb (test lanes: pyproject markers)
 
 
 def xdo(*args):

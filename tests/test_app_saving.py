@@ -5,9 +5,12 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 from gui_util import wait_until, xdotool
 from test_app_gui import app, display, open_scene, pump, run_steps  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.gui   # the desktop app under Xvfb (test lanes: pyproject markers)
 
 
 def xdo(*args):
@@ -35,7 +38,7 @@ def test_ctrl_s_on_a_bundled_scene_asks_for_a_copy_in_documents(app, scene_path,
     saved = json.loads((tmp_path / "Documents" / "box_stack.json").read_text())
     original = json.loads(before)
     assert "state" not in saved
-    for a, b in zip(saved["bodies"], original["bodies"]):
+    for a, b in zip(saved["bodies"], original["bodies"], strict=True):
         assert np.allclose(a["position"], b.get("position", [0, 0, 0]), atol=1e-12)
     assert open(path, "rb").read() == before
     # Save state as: this moment, next to the copy; the open file stays the copy

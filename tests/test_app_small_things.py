@@ -2,16 +2,18 @@
 the view; contact depths in words; scenes that open paused when asked."""
 import os
 
+import pytest
+
 from app_scenes import two_boxes
 from gui_util import xdotool
-from test_app_gui import (app, click_button, display, open_scene, project,  # noqa: F401
-                          pump, screen, write)
+from test_app_gui import app, click_button, display, open_scene, project, pump, screen, write  # noqa: F401
 
 
 def xdo(*args):
     xdotool(os.environ["DISPLAY"], *args)
 
 
+@pytest.mark.gui
 def test_the_first_click_after_a_tool_button_reaches_the_view(app, tmp_path):  # noqa: F811
     open_scene(app, write(tmp_path, "two.json", two_boxes()))
     w = app.session.world
@@ -25,6 +27,7 @@ def test_the_first_click_after_a_tool_button_reaches_the_view(app, tmp_path):  #
     assert app.joint_tool.first is not None and app.joint_tool.first[0] == "a"
 
 
+@pytest.mark.gui
 def test_a_click_on_a_panel_stays_the_panels(app, tmp_path):  # noqa: F811
     open_scene(app, write(tmp_path, "two.json", two_boxes()))
     app.selection = None
@@ -38,6 +41,7 @@ def test_a_click_on_a_panel_stays_the_panels(app, tmp_path):  # noqa: F811
     assert app.selection is None and app.viewer.controller.mode is None
 
 
+@pytest.mark.gui
 def test_open_scenes_paused_when_asked(app, scene_path):  # noqa: F811
     app.open_paused = True
     app.open_path(scene_path("pendulum.json"))

@@ -9,6 +9,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from conftest import slow_only
 
 REPO = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((REPO / "scenes").glob("*.json"))
@@ -43,7 +44,9 @@ def test_help_lists_every_command_with_one_line():
         assert f"\n  {code}  " in exit_status
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+# the commands whose --help imports the engine (a second or more each) are in the slow lane
+@pytest.mark.parametrize("command", slow_only(COMMANDS, "view", "sim", "bench", "bench viewer",
+                                             "bench vr"))
 def test_every_command_has_help_with_an_example(command):
     r = impulse(*command.split(), "--help")
     assert r.returncode == 0, r.stderr
@@ -58,13 +61,14 @@ def test_version_is_the_distribution_version():
     assert r.stdout.strip() == f"impulse {version('impulse')}"
 
 
+@pytest.mark.slow
 def test_scenes_lists_every_bundled_scene_on_one_line_each():
     r = impulse("scenes", env={"COLUMNS": "70"})
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert [ln.split()[0] for ln in lines] == [p.stem for p in SCENE_FILES]
     assert all(len(ln) < 70 for ln in lines)
-    for line, path in zip(lines, SCENE_FILES):
+    for line, path in zip(lines, SCENE_FILES, strict=True):
         doc = json.loads(path.read_text())
         text = f"{doc['name']}: {' '.join(doc['description'].split())}"
         shown = line.split(None, 1)[1].strip()
@@ -75,18 +79,20 @@ def test_scenes_lists_every_bundled_scene_on_one_line_each():
     assert any(ln.endswith("\u2026") for ln in lines)
 
 
+@pytest.mark.slow
 def test_scenes_json_is_a_list_of_name_title_description_path():
     r = impulse("scenes", "--json")
     assert r.returncode == 0, r.stderr
     items = json.loads(r.stdout)
     assert [i["name"] for i in items] == [p.stem for p in SCENE_FILES]
-    for item, path in zip(items, SCENE_FILES):
+    for item, path in zip(items, SCENE_FILES, strict=True):
         doc = json.loads(path.read_text())
         assert item["title"] == doc["name"]
         assert item["description"] == " ".join(doc["description"].split())
         assert Path(item["path"]).resolve() == path.resolve()
 
 
+@pytest.mark.slow
 def test_sim_takes_a_bundled_scene_by_name_from_any_folder(tmp_path):
     r = impulse("sim", "chain8", "--duration", "0.1", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -94,6 +100,7 @@ def test_sim_takes_a_bundled_scene_by_name_from_any_folder(tmp_path):
     assert out["scene"] == "chain8.json" and out["steps"] == 10
 
 
+@pytest.mark.slow
 def test_a_file_of_that_name_comes_before_the_bundled_scene(tmp_path):
     doc = json.loads((REPO / "scenes" / "pendulum.json").read_text())
     doc["settings"]["h"] = 0.02
@@ -103,6 +110,7 @@ def test_a_file_of_that_name_comes_before_the_bundled_scene(tmp_path):
     assert json.loads(r.stdout)["steps"] == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["sim", "view"])
 def test_unknown_scene_name_exits_2_naming_the_bundled_scenes(command):
     r = impulse(command, "nosuch_scene")
@@ -113,6 +121,7 @@ def test_unknown_scene_name_exits_2_naming_the_bundled_scenes(command):
         assert p.stem in line
 
 
+@pytest.mark.gui
 def test_view_takes_a_bundled_scene_by_name(xvfb, tmp_path):
     shot = tmp_path / "p.png"
     r = impulse("view", "pendulum", "--screenshot", str(shot), "--frames", "3",
@@ -133,6 +142,7 @@ def fresh_impulse(*args):
                           cwd=REPO, timeout=300)
 
 
+@pytest.mark.slow
 def test_compile_notice_shows_by_default_and_quiet_silences_it():
     run = ["sim", "pendulum", "--duration", "0.05", "--json"]
     r = fresh_impulse(*run)
@@ -145,6 +155,7 @@ def test_compile_notice_shows_by_default_and_quiet_silences_it():
         assert json.loads(r.stdout)["steps"] == 5
 
 
+@pytest.mark.slow
 def test_verbose_logs_debug_messages_on_stderr():
     r = impulse("-v", "sim", "chain8", "--duration", "0.05", "--json")
     assert r.returncode == 0, r.stderr
@@ -157,6 +168,7 @@ def test_verbose_logs_debug_messages_on_stderr():
     assert r.returncode == 0 and r.stderr == ""
 
 
+@pytest.mark.slow
 def test_install_launcher_is_in_the_tree(tmp_path):
     r = impulse("-q", "install-launcher", env={"XDG_DATA_HOME": str(tmp_path)})
     assert r.returncode == 0, r.stderr
@@ -165,18 +177,25 @@ def test_install_launcher_is_in_the_tree(tmp_path):
 
 
 @pytest.mark.parametrize("args, prefix", [
-    (["sim", "chain8", "--bogus"], "impulse sim: unrecognized arguments: --bogus"),
-    (["sim", "chain8", "--duration", "abc"], "impulse sim: argument --duration"),
-    (["sim"], "impulse sim: the following arguments are required: scene"),
-    (["bench", "nosuch"], "impulse bench: unknown benchmark 'nosuch'"),
-    (["view", "--size", "12"], "impulse view: --size must look like 1280x720"),
-    (["view", "pendulum", "--frames", "0"], "impulse view: argument --frames"),
+    pytest.param(["sim", "chain8", "--bogus"], "impulse sim: unrecognized arguments: --bogus",
+                 marks=pytest.mark.slow),
+    pytest.param(["sim", "chain8", "--duration", "abc"], "impulse sim: argument --duration",
+                 marks=pytest.mark.slow),
+    pytest.param(["sim"], "impulse sim: the following arguments are required: scene",
+                 marks=pytest.mark.slow),
+    pytest.param(["bench", "nosuch"], "impulse bench: unknown benchmark 'nosuch'",
+                 marks=pytest.mark.slow),
+    pytest.param(["view", "--size", "12"], "impulse view: --size must look like 1280x720",
+                 marks=pytest.mark.slow),
+    pytest.param(["view", "pendulum", "--frames", "0"], "impulse view: argument --frames",
+                 marks=pytest.mark.slow),
     (["scenes", "--bogus"], "impulse scenes: unrecognized arguments: --bogus"),
     (["compile", "extra"], "impulse compile: unrecognized arguments: extra"),
     (["nosuch"], "impulse: unknown command 'nosuch'"),
     (["--bogus"], "impulse: unrecognized arguments: --bogus"),
     (["-v", "-q", "scenes"], "impulse: argument -q/--quiet: not allowed with argument -v"),
-    (["missing_file.json"], "impulse: missing_file.json: $: cannot read file"),
+    pytest.param(["missing_file.json"], "impulse: missing_file.json: $: cannot read file",
+                 marks=pytest.mark.slow),
 ])
 def test_bad_input_exits_2_with_one_line(args, prefix):
     r = impulse(*args)

@@ -3,10 +3,20 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from engine.collision import (BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE,
-                              CollisionDetector, excluded_pair_keys, ray_plane_hit)
+from engine.collision import (
+    BOX,
+    CAPSULE,
+    CYLINDER,
+    HULL,
+    PLANE,
+    SPHERE,
+    CollisionDetector,
+    excluded_pair_keys,
+    ray_plane_hit,
+)
 
 
 def rot(axis, ang):
@@ -121,13 +131,13 @@ def test_filters_groups_masks_and_excluded_pairs():
     det, state = _two_spheres()
     cs = det.detect(*state)
     # shapes 1 and 2 share body 1: never paired; both touch shape 0
-    assert sorted(zip(cs.shape_a.tolist(), cs.shape_b.tolist())) == [(0, 1), (0, 2)]
+    assert sorted(zip(cs.shape_a.tolist(), cs.shape_b.tolist(), strict=True)) == [(0, 1), (0, 2)]
     det.set_filters(np.array([1, 2, 2]), np.array([1, 1, -1]))   # 0 in g1 hits g1 only
     cs = det.detect(*state)
     assert len(cs) == 0
     det.set_filters(np.array([1, 2, 1]), np.array([1, 1, 1]))
     cs = det.detect(*state)
-    assert sorted(zip(cs.shape_a.tolist(), cs.shape_b.tolist())) == [(0, 2)]
+    assert sorted(zip(cs.shape_a.tolist(), cs.shape_b.tolist(), strict=True)) == [(0, 2)]
     det.set_filters(None, None, excluded_pair_keys([(1, 0)], 2))
     assert len(det.detect(*state)) == 0
     assert excluded_pair_keys([(1, 0), (0, 1), (3, 2)], 5).tolist() == [1, 13]

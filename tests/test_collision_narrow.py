@@ -5,8 +5,16 @@ import math
 import numpy as np
 import pytest
 
-from engine.collision import (BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE,
-                              CollisionDetector, load_obj_points)
+from engine.collision import (
+    BOX,
+    CAPSULE,
+    CYLINDER,
+    HULL,
+    PLANE,
+    SPHERE,
+    CollisionDetector,
+    load_obj_points,
+)
 
 
 def rot(axis, ang):
@@ -229,8 +237,8 @@ def test_cylinder_on_plane_standing_and_lying():
 
 def test_sphere_pairs_exact():
     sc = Scene()
-    a = sc.add(SPHERE, (0.5, 0, 0), (0, 0, 0))
-    b = sc.add(SPHERE, (0.3, 0, 0), (0.5, 0.5, 0))
+    sc.add(SPHERE, (0.5, 0, 0), (0, 0, 0))
+    sc.add(SPHERE, (0.3, 0, 0), (0.5, 0.5, 0))
     cs = sc.detect()
     d = math.hypot(0.5, 0.5)
     assert len(cs) == 1 and cs.depth[0] == pytest.approx(0.8 - d, abs=1e-14)
@@ -312,7 +320,7 @@ def test_hull_cube_matches_box():
         np.testing.assert_allclose(cs.depth, 0.001, atol=1e-13)
     # box vs box and hull vs box with random pose agree on the deepest depth and normal
     rng = np.random.default_rng(3)
-    for trial in range(20):
+    for _ in range(20):
         R = rot(rng.normal(size=3), rng.uniform(0, math.pi))
         p = rng.uniform(-0.3, 0.3, 3) + [0, 0.75, 0]
         res = []
@@ -336,7 +344,7 @@ def test_hull_from_obj_on_box_and_sphere(tmp_path):
     # a tetrahedron-topped prism written as OBJ (faces ignored, hull from points)
     pts = np.vstack([cube_points([0.5, 0.1, 0.5]), [[0, 0.4, 0]]])
     f = tmp_path / "gem.obj"
-    lines = "".join("v %r %r %r\n" % tuple(map(float, p)) for p in pts)
+    lines = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in pts.astype(float).tolist())
     f.write_text("# gem\n" + lines + "f 1 2 3\n")
     loaded = load_obj_points(str(f))
     np.testing.assert_allclose(loaded, pts)
@@ -396,7 +404,7 @@ def test_persistent_feature_ids_under_small_motion():
         return sc
     prev = scene(0.0, 0.0).detect()
     assert len(prev) == 4 + 4 + 4 + 2
-    assert len(set(zip(prev.shape_a, prev.shape_b, prev.feature))) == len(prev)
+    assert len(set(zip(prev.shape_a, prev.shape_b, prev.feature, strict=True))) == len(prev)
     for dx, ang in [(1e-4, 0.0), (2e-4, 1e-3), (-3e-4, -2e-3), (1e-3, 5e-3)]:
         cur = scene(dx, ang).detect()
         m = cur.match(prev)
@@ -424,6 +432,7 @@ KINDS = [(PLANE, (0, 0, 0)), (SPHERE, (0.3, 0, 0)), (BOX, (0.3, 0.2, 0.25)),
          (CAPSULE, (0.15, 0.3, 0)), (CYLINDER, (0.25, 0.3, 0)), (HULL, (0, 0, 0))]
 
 
+@pytest.mark.slow
 def test_fuzz_all_pairs_finite_and_consistent():
     """Random poses of every kind pair, including coincident centres: contacts are finite,
     normals unit, depth = n.(pb - pa), and a shape pair reported as overlapping really
@@ -467,7 +476,7 @@ def test_convex_pairs_depth_matches_sampled_surface():
     the centre, the signed distance found by brute force over the shape's surface."""
     rng = np.random.default_rng(5)
     for kind, size in [(BOX, (0.3, 0.2, 0.25)), (CYLINDER, (0.25, 0.3, 0))]:
-        for trial in range(30):
+        for _ in range(30):
             sc = Scene()
             R = rot(rng.normal(size=3), rng.uniform(0, math.pi))
             o = sc.add(kind, size, (0, 0, 0), R)

@@ -8,8 +8,8 @@ import os
 
 import numpy as np
 import pytest
-
 from conftest import SCENES
+
 from engine import bench_contacts as bc
 from engine import state as S
 from engine.benchmarks import format_table

@@ -18,6 +18,7 @@ def impulse(*args, cwd=None):
                           cwd=cwd, timeout=600)
 
 
+@pytest.mark.slow
 def test_sim_json_has_the_promised_keys(scene_path):
     r = impulse("sim", scene_path("pendulum.json"), "--duration", "1", "--json")
     assert r.returncode == 0, r.stderr
@@ -28,6 +29,7 @@ def test_sim_json_has_the_promised_keys(scene_path):
     assert out["max_position_error"] <= 1e-9
 
 
+@pytest.mark.slow
 def test_sim_overrides_and_trajectory(tmp_path, scene_path):
     traj = tmp_path / "t.csv"
     r = impulse("sim", scene_path("double_pendulum.json"), "--duration", "0.5", "--h", "0.01",
@@ -47,6 +49,7 @@ CONTACT_COLUMNS = ["contact_rows", "collisions", "contact_depth", "shock_layers"
                    "toi_events", "contact_impulse"]
 
 
+@pytest.mark.slow
 def test_sim_contact_figures_on_the_box_stack(tmp_path, scene_path):
     """Ten 1 kg boxes at rest for 0.2 s. Without shock propagation the contact rows carry the
     whole load, and every interface carries the boxes above it: the rows' normal impulse over
@@ -81,6 +84,7 @@ def test_sim_contact_figures_on_the_box_stack(tmp_path, scene_path):
     assert sum(col("contact_impulse")) == pytest.approx(out["contact_impulse_total"], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_sim_set_overrides_the_scene_settings(scene_path):
     r = impulse("sim", scene_path("pendulum.json"), "--duration", "0.2", "--h", "0.005",
                 "--set", "solver=tree", "--set", "gravity=[0,0,0]", "--set", "shock_passes=32",
@@ -96,6 +100,7 @@ def test_sim_set_overrides_the_scene_settings(scene_path):
     assert all(out[k] == 0 for k in CONTACT_KEYS)                   # no contacts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, words", [
     (["--set", "nonsense=1"], ["--set nonsense=1", "unknown key 'nonsense'"]),
     (["--set", "h=-1"], ["--set h=-1", "$.settings.h", "at least 1e-06"]),
@@ -113,6 +118,7 @@ def test_bad_settings_exit_2_with_one_line(scene_path, args, words):
         assert w in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, code, words", [
     ('{"format": "impulse-scene", "version": 1, "bodies": [{"name": "a", "mass": -1}]}', 2,
      "$.bodies[0].mass"),
@@ -127,14 +133,18 @@ def test_bad_scene_one_line_exit_2(tmp_path, content, code, words):
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("args", [["sim"], ["sim", "x.json", "--h", "0"],
-                                  ["sim", "x.json", "--duration", "abc"], ["bench", "nosuch"]])
+@pytest.mark.parametrize("args", [pytest.param(["sim"], marks=pytest.mark.slow),
+                                  ["sim", "x.json", "--h", "0"],   # the fast lane's one
+                                  pytest.param(["sim", "x.json", "--duration", "abc"],
+                                               marks=pytest.mark.slow),
+                                  pytest.param(["bench", "nosuch"], marks=pytest.mark.slow)])
 def test_bad_arguments_exit_2_without_traceback(args):
     r = impulse(*args)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and r.stderr.strip()
 
 
+@pytest.mark.slow
 def test_unwritable_trajectory_exits_2_naming_the_folder(scene_path):
     r = impulse("sim", scene_path("pendulum.json"), "--trajectory", "/nonexistent/dir/t.csv")
     assert r.returncode == 2
@@ -142,6 +152,7 @@ def test_unwritable_trajectory_exits_2_naming_the_folder(scene_path):
                                "does not exist"
 
 
+@pytest.mark.slow
 def test_bench_chain8_table_and_json(tmp_path):
     out = tmp_path / "b.json"
     r = impulse("bench", "chain8", "--json", str(out))
@@ -155,6 +166,7 @@ def test_bench_chain8_table_and_json(tmp_path):
         assert row["corrections_per_s"] > 0 and row["realtime_factor"] > 1
 
 
+@pytest.mark.slow
 def test_no_arguments_without_a_display_says_so_in_one_line():
     """`impulse` opens the launcher window (tests/test_app_gui.py); without X it must explain."""
     r = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True,

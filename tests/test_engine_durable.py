@@ -52,6 +52,7 @@ def test_writing_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_path
     assert real.read_text() == "new"
 
 
+@pytest.mark.slow
 def test_a_planted_symlink_at_the_old_temp_name_is_not_followed(tmp_path, scene_path):
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
@@ -86,6 +87,7 @@ def test_a_failure_mid_write_leaves_the_old_file_and_no_temp(tmp_path):
     assert os.listdir(tmp_path) == ["a.json"]
 
 
+@pytest.mark.slow
 def test_a_temp_file_left_by_a_killed_process_is_removed_at_the_next_write(tmp_path):
     p = tmp_path / "a.json"
     child = subprocess.run([sys.executable, "-c", """

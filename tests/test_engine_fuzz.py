@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from engine.scene import SceneError, scene_to_world, world_to_scene
 from tests.conftest import SCENES
 
+pytestmark = pytest.mark.slow   # 400 forked examples, ~17 s (test lanes)
+
 SMALL = ["pendulum", "double_pendulum", "mass_spring", "rail", "tumbling_box", "rod_table",
          "four_balls", "bouncing_balls", "spinning_top", "rolling_bodies", "slider_crank",
          "universal_shaft", "motors", "box_stack", "newtons_cradle", "hinge_chain"]

@@ -75,6 +75,7 @@ def test_orientation_target_turns_the_body():
     assert w.body_rot[0][1, 0] == pytest.approx(s, abs=0.02)
 
 
+@pytest.mark.slow
 def test_orientation_drag_against_hinges_stays_finite_and_the_hinges_hold(scene_path):
     """A VR grab that tilts a hinge-chain plate out of the hinges' plane: the capped angular
     drag fights the joints every step; the state stays finite and the chain stays closed."""

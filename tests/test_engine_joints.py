@@ -2,6 +2,7 @@
 limits, servos, motors and target sequences do what they promise."""
 import numpy as np
 import pytest
+from conftest import slow_only
 
 from engine import World, load_scene
 from engine.joints import KIND_NAMES
@@ -34,8 +35,10 @@ def two_bodies(kind, extra=None, gravity=(0, -9.81, 0), solver="iterative"):
     return w
 
 
-@SOLVERS
-@pytest.mark.parametrize("kind", sorted(k for k in KIND_NAMES))
+@pytest.mark.parametrize("solver", [pytest.param("iterative", marks=pytest.mark.slow), "tree"])
+# (hinge, rail, slider and universal have their own tests in the fast lane)
+@pytest.mark.parametrize("kind", slow_only(sorted(k for k in KIND_NAMES),
+                                           "hinge", "rail", "slider", "universal"))
 def test_every_joint_holds_to_tolerance_in_chaotic_motion(kind, solver):
     w = two_bodies(kind, solver=solver)
     r = w.run(2000)  # 10 s
@@ -167,7 +170,7 @@ def test_universal_joint_transmits_rotation(scene_path, solver):
     assert w.last_step()["max_position_error"] <= 1e-6
 
 
-@SOLVERS
+@pytest.mark.parametrize("solver", [pytest.param("iterative", marks=pytest.mark.slow), "tree"])
 def test_slider_crank_closed_loop_runs_within_tolerance(scene_path, solver):
     w = load_scene(scene_path("slider_crank.json"))
     w.settings.solver = solver      # tree: the loop-closing joint by Gauss-Seidel around it
@@ -197,6 +200,7 @@ def test_bad_joint_specs_are_refused():
                      "anchor": [0, 0, 0], "axis": [0, 0, 0]})
 
 
+@pytest.mark.slow
 def test_seven_axis_servo_arm_follows_its_target_sequences(scene_path):
     """scenes/servo_arm.json (Schmitt sec. 10): seven servo axes, roll and pitch alternating,
     on the tree solver (every hinge's locks and servo row in one O(n) solve). Every step

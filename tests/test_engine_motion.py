@@ -98,5 +98,5 @@ def test_determinism_bit_identical(scene_path):
         w = load_scene(scene_path("double_pendulum.json"))
         r = w.run(300, record_every=1)
         runs.append((r.pos.copy(), r.rot.copy(), r.vel.copy()))
-    for a, b in zip(*runs):
+    for a, b in zip(*runs, strict=True):
         assert np.array_equal(a, b)

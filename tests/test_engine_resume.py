@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene
-from tests.conftest import SCENES
+from tests.conftest import SCENES, slow_only
 
 ALL = sorted(f[:-5] for f in os.listdir(SCENES) if f.endswith(".json"))
 BEFORE, AFTER = 25, 40
@@ -22,11 +22,14 @@ def state_of(world):
 
 def assert_identical(a, b, name):
     assert a[0] == b[0], f"{name}: time {a[0]} != {b[0]}"
-    for x, y, what in zip(a[1:], b[1:], ("pos", "rot", "vel", "omega", "spring force")):
+    for x, y, what in zip(a[1:], b[1:], ("pos", "rot", "vel", "omega", "spring force"),
+                           strict=True):
         assert np.array_equal(x, y), f"{name}: {what} differs by {np.abs(x - y).max():.3g}"
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", slow_only(ALL, "wall_car", "funnel_1000", "tree_255", "tree_127",
+                                          "chain_drape", "pyramid", "tree_63", "tree_31",
+                                          "tall_tower", "hexapod"))
 def test_save_load_continue_is_bit_identical(name, tmp_path):
     before, after = SLOW.get(name, (BEFORE, AFTER))
     world = load_scene(os.path.join(SCENES, name + ".json"))
@@ -40,7 +43,8 @@ def test_save_load_continue_is_bit_identical(name, tmp_path):
     assert_identical(state_of(world), state_of(resumed), name)
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", slow_only(ALL, "funnel_1000", "wall_car", "chain_drape",
+                                          "tree_255", "tree_127", "pyramid"))
 def test_snapshot_then_continue_is_bit_identical(name):
     before, after = SLOW.get(name, (BEFORE, AFTER))
     world = load_scene(os.path.join(SCENES, name + ".json"))

@@ -1,6 +1,5 @@
 """Never crash, never lie (issue 17): the finite-state guard, bounded and typed input,
 regular files only, bounded memory, honest figures and exit codes."""
-import copy
 import json
 import os
 import subprocess
@@ -81,6 +80,7 @@ def test_the_compiled_run_falls_back_to_guarded_steps():
     assert np.isfinite(result.energy).all()
 
 
+@pytest.mark.slow
 def test_sim_of_a_blow_up_exits_3_with_strict_json_and_one_line(tmp_path):
     p = tmp_path / "blow.json"
     p.write_text(json.dumps(spring_pair(1e9, 1e-6, 1 / 30)))
@@ -153,6 +153,7 @@ def test_integral_floats_are_integers(key, value):
     assert np.isfinite(world.B.pos).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("points", [
     [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]],            # coplanar
     [[0, 0, 0], [1, 1, 1], [2, 2, 2], [3, 3, 3]],            # collinear
@@ -169,13 +170,15 @@ def test_degenerate_hulls_give_one_line(tmp_path, points):
     assert line.startswith(f"{p}: $.bodies[0]") and "no volume" in line
 
 
+@pytest.mark.slow
 def test_only_regular_files_are_read(tmp_path):
     fifo = tmp_path / "f.json"
     os.mkfifo(fifo)
     for path, words in (("/dev/zero", "it is a device"), (str(fifo), "it is a FIFO"),
                         (str(tmp_path), "it is a folder")):
         result = {}
-        t = threading.Thread(target=lambda: result.update(r=impulse("sim", path)))
+        t = threading.Thread(target=lambda result=result, path=path: result.update(
+            r=impulse("sim", path)))
         t.start()
         t.join(60)
         assert not t.is_alive(), f"{path}: blocked"
@@ -184,6 +187,7 @@ def test_only_regular_files_are_read(tmp_path):
                                                          f"({words})", r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, words", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
                                          ('{"a": ' + "9" * 5000 + "}", "4300 digits")],
                          ids=["deep", "huge-int"])
@@ -204,6 +208,7 @@ def test_the_size_cap_applies_to_what_is_read(tmp_path, monkeypatch):
         read_document(p)
 
 
+@pytest.mark.slow
 def test_a_long_run_keeps_its_memory_bounded(tmp_path, monkeypatch):
     """A run ten times longer needs no more memory (h = 1e-6: 60 000 steps against 6 000,
     in parts of 2 000 steps; the per-step statistics of the long run alone would be
@@ -269,6 +274,7 @@ def test_drag_to_refuses_non_finite_targets_and_keeps_the_old_one(target, rot):
 
 # ---- 3. honest figures ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_unmet_tolerances_exit_4_and_say_so(scene_path):
     r = impulse("sim", scene_path("chain8.json"), "--duration", "0.2", "--json",
                 "--set", "max_iterations=1")
@@ -280,6 +286,7 @@ def test_unmet_tolerances_exit_4_and_say_so(scene_path):
     assert "tolerances unmet in 20 of 20 steps" in line
 
 
+@pytest.mark.slow
 def test_met_tolerances_exit_0(scene_path):
     r = impulse("sim", scene_path("chain8.json"), "--duration", "0.2", "--json")
     assert r.returncode == 0 and r.stderr == ""

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numba
+import pytest
 
 from engine import kernel_cache
 
@@ -22,6 +23,7 @@ def test_numba_caches_in_the_keyed_folder():
     assert not [f for f in os.listdir(here) if f.endswith(".nbi")] if os.path.isdir(here) else True
 
 
+@pytest.mark.slow
 def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
     copy = tmp_path / "engine"
     shutil.copytree(os.path.join(ROOT, "engine"), copy,
@@ -39,6 +41,7 @@ def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
     assert before != after and len(after) == 16
 
 
+@pytest.mark.slow
 def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "elsewhere")}
     out = subprocess.run([sys.executable, "-c", "import engine, numba; "
@@ -47,6 +50,7 @@ def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
     assert out == str(kernel_cache.cache_dir())
 
 
+@pytest.mark.slow
 def test_an_explicit_numba_cache_dir_wins(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
     out = subprocess.run([sys.executable, "-c", "import engine, numba; "

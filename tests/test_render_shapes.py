@@ -2,11 +2,20 @@
 import numpy as np
 import pytest
 
-from gui_util import (BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE, FakeWorld, gl_context,
-                      release_gl_context)
-
 from app.camera import Camera
 from app.render import ImageTarget, Renderer, RenderOptions
+
+from gui_util import (
+    BOX,
+    CAPSULE,
+    CYLINDER,
+    HULL,
+    PLANE,
+    SPHERE,
+    FakeWorld,
+    gl_context,
+    release_gl_context,
+)
 
 W, H = 240, 180
 BG = (0.1, 0.1, 0.1)
@@ -27,7 +36,8 @@ def gl():
 def render(gl, world, camera, **opts):
     _, renderer, target = gl
     options = RenderOptions(background=BG, show_joints=False, **opts)
-    renderer.render(target.fbo, camera.view_matrix(), camera.projection_matrix(W / H), world, options)
+    renderer.render(target.fbo, camera.view_matrix(), camera.projection_matrix(W / H), world,
+                    options)
     return target.read_rgb()
 
 
@@ -89,8 +99,9 @@ def test_capsule_and_box_scale_per_axis(gl):
 
 def test_different_arrays_give_different_images(gl):
     cam = front_camera()
-    a = FakeWorld([(SPHERE, (0.5, 0, 0), (-1, 0, 0), None, RED), (BOX, (0.3, 0.3, 0.3), (1, 0, 0), None, RED)])
-    b = FakeWorld([(SPHERE, (0.5, 0, 0), (-1, 0, 0), None, RED), (BOX, (0.3, 0.3, 0.3), (1, 0.8, 0), None, RED)])
+    sphere = (SPHERE, (0.5, 0, 0), (-1, 0, 0), None, RED)
+    a = FakeWorld([sphere, (BOX, (0.3, 0.3, 0.3), (1, 0, 0), None, RED)])
+    b = FakeWorld([sphere, (BOX, (0.3, 0.3, 0.3), (1, 0.8, 0), None, RED)])
     img_a = render(gl, a, cam)
     img_b = render(gl, b, cam)
     assert np.array_equal(img_a, render(gl, a, cam)), "same arrays must give the same image"
@@ -105,7 +116,8 @@ def test_shadow_darkens_ground_below_box(gl):
     world = FakeWorld([(PLANE, (0, 0, 0), (0, 0, 0), None, (0.7, 0.7, 0.7)),
                        (BOX, (0.4, 0.4, 0.4), box_pos, None, RED)], static=[True, False])
     cam = Camera()
-    cam.set_from_dict({"eye": (shadow_at + [0.0, 6.0, 2.5]).tolist(), "target": shadow_at.tolist(), "fov_deg": 45})
+    cam.set_from_dict({"eye": (shadow_at + [0.0, 6.0, 2.5]).tolist(), "target": shadow_at.tolist(),
+                       "fov_deg": 45})
     lit = render(gl, world, cam, shadows=False, grid=False, light_dir=light)
     shaded = render(gl, world, cam, shadows=True, grid=False, light_dir=light)
     at = cam.project(shadow_at, W, H)
@@ -119,7 +131,8 @@ def test_shadow_darkens_ground_below_box(gl):
 def test_pick_returns_body_and_surface_point(gl):
     _, renderer, _ = gl
     cam = front_camera()
-    world = FakeWorld([(SPHERE, (0.5, 0, 0), (-1, 0, 0), None, RED), (BOX, (0.3, 0.3, 0.3), (1, 0, 0), None, RED)])
+    world = FakeWorld([(SPHERE, (0.5, 0, 0), (-1, 0, 0), None, RED),
+                       (BOX, (0.3, 0.3, 0.3), (1, 0, 0), None, RED)])
     render(gl, world, cam)
     view, proj = cam.view_matrix(), cam.projection_matrix(W / H)
     x, y, _ = cam.project([-1, 0, 0], W, H)
@@ -167,9 +180,9 @@ def test_holding_joint_draws_one_anchor_sphere_and_an_open_one_all_three_parts()
 
 
 def test_small_far_gizmo_spheres_use_the_coarse_mesh(gl):
-    from app.render.lod import FINE_PX, LodBatch, projected_radius_px
     from app.render import meshes
     from app.render.instances import pack_instances
+    from app.render.lod import FINE_PX, LodBatch, projected_radius_px
     ctx, _, _ = gl
     cam = front_camera()
     proj = cam.projection_matrix(W / H)

@@ -12,6 +12,7 @@ from gui_util import release_glx_context, wait_until, xdotool
 
 REPO = Path(__file__).resolve().parent.parent
 W, H = 800, 450
+SCENE = "rolling_bodies.json"   # a sphere, a capsule and a cylinder on a slope
 
 
 @pytest.fixture(scope="module")
@@ -20,27 +21,32 @@ def display(xvfb):
 
 
 def test_headless_screenshot_cli(display, tmp_path):
+    """`impulse view SCENE --screenshot` with the panels shown (tests/test_app_cli.py takes
+    every bundled scene without them)."""
     out = tmp_path / "shot.png"
-    env = {**os.environ, "DISPLAY": display}
-    res = subprocess.run([sys.executable, "-m", "app.render_demo", "--frames", "8", "--size", f"{W}x{H}",
-                          "--screenshot", str(out), "--no-vsync"],
+    env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    res = subprocess.run([sys.executable, "-m", "app", "view", str(REPO / "scenes" / SCENE),
+                          "--frames", "8", "--size", f"{W}x{H}", "--screenshot", str(out),
+                          "--no-vsync"],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     import imageio.v3 as iio
 
     img = iio.imread(out)
     assert img.shape[:2] == (H, W)
-    assert len(np.unique(img.reshape(-1, img.shape[2])[:, :3], axis=0)) > 200  # a scene, not a clear colour
-    assert "8 frames" in res.stdout
+    colours = np.unique(img.reshape(-1, img.shape[2])[:, :3], axis=0)
+    assert len(colours) > 200                       # a scene, not a clear colour
+    assert f"screenshot: {out} (8 frames" in res.stdout
 
 
 @pytest.fixture(scope="module")
 def viewer(display):
     os.environ["DISPLAY"] = display
-    from app.demo_world import gallery
     from app.window import Viewer
+    from engine import load_scene
 
-    v = Viewer(gallery(), W, H, vsync=False)
+    v = Viewer(load_scene(str(REPO / "scenes" / SCENE)), W, H, vsync=False)
     yield v
     v.close()
     release_glx_context()
@@ -134,10 +140,11 @@ def test_keys_reset_and_focus_and_bad_file_drop(viewer):
     pump(v)
     xdotool(v_display(), "key", "Home")
     assert wait_until(lambda: np.allclose(v.camera.eye, home_eye, atol=1e-6), lambda: pump(v))
-    box = v.world.body_names.index("box")
-    v.select(box)
+    cylinder = v.world.body_names.index("cylinder")
+    v.select(cylinder)
     xdotool(v_display(), "key", "f")
-    assert wait_until(lambda: np.allclose(v.camera.target, v.world.body_pos[box]), lambda: pump(v))
+    assert wait_until(lambda: np.allclose(v.camera.target, v.world.body_pos[cylinder]),
+                      lambda: pump(v))
 
     dropped = []
 

@@ -10,7 +10,6 @@ from app.drag import MouseGrab
 from app.editor import AddBody, body_at_rest_spec
 from app.loop import FixedStepLoop
 from app.session import Session
-from engine import load_scene
 
 WAIT = 10.0       # seconds before a test gives up on an event (a hang fails, never blocks)
 

@@ -17,6 +17,8 @@ import pytest
 
 from vr_util import REPO, SCENE, pump, pump_until, require_vr, vr_app  # noqa: F401
 
+pytestmark = pytest.mark.gui   # Monado VR with the app's window under Xvfb (test lanes)
+
 
 @pytest.fixture(scope="module")
 def app(xvfb, tmp_path_factory):
@@ -137,7 +139,7 @@ def test_eye_images_not_blank_and_differ_by_the_eye_offset(app, tmp_path):
     eyes = app.vr.vr.eyes
     plates = app.world.body_pos
     centroids, expected = [], []
-    for eye, image in zip(eyes, (left, right)):
+    for eye, image in zip(eyes, (left, right), strict=True):
         xs, ys = body_pixels(image, bg)
         assert len(xs) > 200, "the plates are not visible"
         assert len(np.unique(image.reshape(-1, 3), axis=0)) > 5       # shaded faces, not flat
@@ -244,7 +246,10 @@ def test_add_and_remove_joints_from_vr_with_undo(app):
     app.session.loop.pause()
     stand_at(app, 1.5, 3.0)
     world = app.world
-    names = lambda: [j.name for j in world.joint_models]
+
+    def names():
+        return [j.name for j in world.joint_models]
+
     before = names()
     press_wrist(app, "joint")
     assert app.vr.edit.mode == "joint" and app.vr.edit.kind == "ball"
@@ -349,6 +354,7 @@ def test_ending_the_session_returns_cleanly_and_the_desktop_goes_on(app):
 
 def test_enter_vr_without_runtime_shows_the_message_in_the_ui(app, monkeypatch):
     from app.ui.widgets import rects
+
     from gui_util import xdotool
 
     monkeypatch.setenv("XR_RUNTIME_JSON", "/nonexistent/openxr_runtime.json")
@@ -388,7 +394,7 @@ def test_view_vr_runs_a_scene_in_the_headset(xvfb):
                              "--frames", "25", "--size", "480x300"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-2000:]
-    line = next(l for l in result.stdout.splitlines() if l.startswith("vr:"))
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("vr:"))
     submitted = int(line.split("VR: ")[1].split()[0])
     assert submitted >= 15, line
 

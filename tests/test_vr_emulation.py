@@ -15,7 +15,10 @@ import numpy as np
 import pytest
 
 from app.vr import runtime
+
 from vr_util import REPO, SCENE, pump, pump_until, require_vr, vr_app  # noqa: F401
+
+pytestmark = pytest.mark.gui   # Monado VR with the app's window under Xvfb (test lanes)
 
 SIZE = (960, 600)
 

@@ -42,6 +42,7 @@ def vr():
     """One focused session with the demo scene, shared by the tests of this module."""
     _require_vr()
     import xr
+
     from app.vr.demo_scene import DemoScene
     from app.vr.session import VRSession
 
@@ -91,6 +92,7 @@ def _project(eye, point):
 RED_CENTER = np.array([0.0, 1.5, -1.5])
 
 
+@pytest.mark.gui
 def test_session_reaches_focused(vr):
     import xr
     assert vr.state == xr.SessionState.FOCUSED
@@ -98,6 +100,7 @@ def test_session_reaches_focused(vr):
     assert vr.binding.kind == "egl"
 
 
+@pytest.mark.gui
 def test_frames_submitted_with_both_eyes(vr):
     before = vr.frames_submitted
     for _ in range(FRAMES):
@@ -106,16 +109,19 @@ def test_frames_submitted_with_both_eyes(vr):
     assert vr.frames_submitted - before == FRAMES
 
 
+@pytest.mark.gui
 def test_display_period_is_exposed(vr):
     assert 0.005 < vr.display_period < 0.1
 
 
+@pytest.mark.gui
 def test_reference_space_is_floor_level(vr):
     _frame(vr)
     heights = [eye.pose[1, 3] for eye in vr.eyes]
     assert all(1.4 < y < 1.8 for y in heights), heights  # Monado's nominal 1.6 m head
 
 
+@pytest.mark.gui
 def test_eye_images_not_blank_and_differ_by_eye_offset(vr):
     rec = _frame(vr)
     left, right = rec.images[0], rec.images[1]
@@ -124,7 +130,7 @@ def test_eye_images_not_blank_and_differ_by_eye_offset(vr):
     ipd = np.linalg.norm(vr.eyes[1].pose[:3, 3] - vr.eyes[0].pose[:3, 3])
     assert 0.05 < ipd < 0.08, ipd
     centroids = []
-    for eye, image in zip(vr.eyes, (left, right)):
+    for eye, image in zip(vr.eyes, (left, right), strict=True):
         centroid, count = _red_centroid(image)
         assert count > 50, "red cube not visible"
         assert np.allclose(centroid, _project(eye, RED_CENTER), atol=3.0)
@@ -134,6 +140,7 @@ def test_eye_images_not_blank_and_differ_by_eye_offset(vr):
     assert not np.array_equal(left, right)
 
 
+@pytest.mark.gui
 def test_simulated_head_offset_moves_camera(vr):
     from app.vr.xrmath import rigid_inverse, translation
     rec = _frame(vr)
@@ -152,6 +159,7 @@ def test_simulated_head_offset_moves_camera(vr):
     assert before_x - after[0] > 15.0  # head moved right, the cube moves left in the image
 
 
+@pytest.mark.gui
 def test_controllers_bound_and_tracked(vr):
     from app.vr.controls import LEFT, RIGHT
     assert "/interaction_profiles/khr/simple_controller" in vr.controls.bound_profiles
@@ -165,6 +173,7 @@ def test_controllers_bound_and_tracked(vr):
         assert not state.grabbing
 
 
+@pytest.mark.gui
 def test_simulated_grab_and_haptic_pulse(vr):
     from app.vr.controls import RIGHT
     from app.vr.xrmath import translation
@@ -192,6 +201,7 @@ def test_simulated_grab_and_haptic_pulse(vr):
     assert np.allclose(vr.hands[RIGHT].grip[:3, 3], [0.2, 1.3, -0.5], atol=1e-3)
 
 
+@pytest.mark.gui
 def test_render_error_leaves_session_usable(vr):
     def broken(eye, fbo, view, proj):
         raise ValueError("renderer bug")
@@ -203,6 +213,7 @@ def test_render_error_leaves_session_usable(vr):
     assert vr.frames_submitted == before + 1
 
 
+@pytest.mark.gui
 def test_ending_the_session_returns_cleanly(vr):
     import xr
     vr.request_exit()
@@ -218,6 +229,7 @@ def test_ending_the_session_returns_cleanly(vr):
     assert vr.session is None and vr.instance is None
 
 
+@pytest.mark.gui
 def test_glx_window_binding_under_xvfb():
     """The desktop mirror case: a pyglet GLX window's context drives the session."""
     _require_vr()
@@ -251,6 +263,7 @@ def test_glx_window_binding_under_xvfb():
     assert last[0].endswith("True")
 
 
+@pytest.mark.slow
 def test_missing_runtime_says_how_to_install_in_one_line():
     env = dict(os.environ, XR_RUNTIME_JSON="/nonexistent/openxr_runtime.json")
     result = subprocess.run([sys.executable, "-m", "app.vr", "--frames", "1"], cwd=REPO,

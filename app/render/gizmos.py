@@ -9,7 +9,8 @@ import numpy as np
 from app.joint_drawing import joint_drawing
 from app.mathutil import basis_from_y
 from app.render.instances import FLAG_UNLIT, INSTANCE_FLOATS, pack_instances
-from app.render.joint_gizmos import FRAME_COLORS as AXIS_COLORS, draw_joints
+from app.render.joint_gizmos import FRAME_COLORS as AXIS_COLORS
+from app.render.joint_gizmos import draw_joints
 
 CONTACT_POINT = (0.95, 0.2, 0.2)
 CONTACT_NORMAL = (0.2, 0.9, 0.35)
@@ -87,7 +88,8 @@ class GizmoBuilder:
         unit = vec / length[:, None]
         base = origin + unit * (length - head)[:, None]
         self.segments(origin, base, radius, color)
-        scale = np.stack([np.full(len(base), radius * 2.4), head, np.full(len(base), radius * 2.4)], -1)
+        width = np.full(len(base), radius * 2.4)
+        scale = np.stack([width, head, width], -1)
         self._cones.append(self._rows(basis_from_y(unit), base, scale, color))
 
     def build(self) -> GizmoInstances:

@@ -68,26 +68,26 @@ def shape_poses(scene) -> tuple[np.ndarray, np.ndarray]:
 def kind_scale_offset(kind: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-shape mesh scale and capsule offset from (kind, size)."""
     size = np.asarray(size, dtype=np.float64)
-    r, l = size[:, 0], size[:, 1]
+    r, half = size[:, 0], size[:, 1]          # radius; half length or half height
     ones, zeros = np.ones_like(r), np.zeros_like(r)
     scale = np.where((kind == SPHERE)[:, None] | (kind == CAPSULE)[:, None],
                      np.stack([r, r, r], -1), size)
-    scale = np.where((kind == CYLINDER)[:, None], np.stack([r, l, r], -1), scale)
+    scale = np.where((kind == CYLINDER)[:, None], np.stack([r, half, r], -1), scale)
     scale = np.where((kind == HULL)[:, None] | (kind == PLANE)[:, None],
                      np.stack([ones, ones, ones], -1), scale)
-    offset = np.where((kind == CAPSULE)[:, None], np.stack([zeros, l, zeros], -1), 0.0)
+    offset = np.where((kind == CAPSULE)[:, None], np.stack([zeros, half, zeros], -1), 0.0)
     return scale, offset
 
 
 def bounding_radius(kind: np.ndarray, size: np.ndarray, hull_extent: np.ndarray) -> np.ndarray:
     """Radius around each shape's origin that encloses it (planes: 0)."""
     size = np.asarray(size, dtype=np.float64)
-    r, l = size[:, 0], size[:, 1]
+    r, half = size[:, 0], size[:, 1]          # radius; half length or half height
     rad = np.zeros(len(kind))
     rad = np.where(kind == SPHERE, r, rad)
     rad = np.where(kind == BOX, np.linalg.norm(size, axis=1), rad)
-    rad = np.where(kind == CAPSULE, r + l, rad)
-    rad = np.where(kind == CYLINDER, np.hypot(r, l), rad)
+    rad = np.where(kind == CAPSULE, r + half, rad)
+    rad = np.where(kind == CYLINDER, np.hypot(r, half), rad)
     return np.where(kind == HULL, hull_extent, rad)
 
 

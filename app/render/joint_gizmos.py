@@ -14,8 +14,18 @@ from __future__ import annotations
 import numpy as np
 
 from app.joint_drawing import JointDrawing, frame_along
-from engine.joints import (COORD_ANGLE_B_Y, COORD_ANGLE_X, COORD_OFFSET_X, CYLINDRICAL, GENERIC,
-                           HINGE, PLANAR, RAIL, SLIDER, UNIVERSAL)
+from engine.joints import (
+    COORD_ANGLE_B_Y,
+    COORD_ANGLE_X,
+    COORD_OFFSET_X,
+    CYLINDRICAL,
+    GENERIC,
+    HINGE,
+    PLANAR,
+    RAIL,
+    SLIDER,
+    UNIVERSAL,
+)
 
 ANCHOR_A = (0.1, 0.85, 0.95)
 ANCHOR_B = (0.95, 0.3, 0.9)

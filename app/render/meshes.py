@@ -108,7 +108,8 @@ def cone(segments: int = 24) -> MeshData:
     side_n = normalize(ring + np.array([0.0, 1.0, 0.0]))
     tip = np.tile([0.0, 1.0, 0.0], (segments + 1, 1))
     p = np.vstack([ring, tip, [[0.0, 0.0, 0.0]], ring])
-    n = np.vstack([side_n, side_n, [[0.0, -1.0, 0.0]], np.tile([0.0, -1.0, 0.0], (segments + 1, 1))])
+    down = [0.0, -1.0, 0.0]
+    n = np.vstack([side_n, side_n, [down], np.tile(down, (segments + 1, 1))])
     c = np.arange(segments)
     side = np.stack([c, c + 1, segments + 1 + c], axis=-1)
     centre = 2 * (segments + 1)

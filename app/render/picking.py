@@ -4,8 +4,8 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from app.render.batch import set_uniform
 from app.mathutil import gl_bytes
+from app.render.batch import set_uniform
 
 
 def pixel_matrix(x: float, y: float, width: int, height: int) -> np.ndarray:
@@ -37,7 +37,8 @@ class Picker:
         set_uniform(self.prog, "u_proj", gl_bytes(pixel_matrix(x, y, size[0], size[1]) @ proj))
         for batch in batches:
             batch.draw(self.prog)
-        body = int(round(float(np.frombuffer(self.fbo.read(components=1, dtype="f4"), "f4")[0]))) - 1
+        texel = np.frombuffer(self.fbo.read(components=1, dtype="f4"), "f4")[0]
+        body = int(round(float(texel))) - 1
         if body < 0:
             return -1, None
         depth = float(np.frombuffer(self.depth.read(), dtype="f4")[0])

@@ -93,7 +93,8 @@ class Renderer:
             if key not in live:
                 self.hulls.pop(key)[1].release()
         giz = build_gizmos(scene, opts)
-        for batch, rows in zip(self.gizmo_batches, (giz.spheres, giz.cylinders, giz.cones)):
+        for batch, rows in zip(self.gizmo_batches, (giz.spheres, giz.cylinders, giz.cones),
+                              strict=True):
             batch.set_instances(rows)
         self.light_vp = light_view_proj(inst.centre, inst.radius, opts.light_dir, self.shadow.size)
         self._shadow_ready = False
@@ -195,7 +196,8 @@ class Renderer:
         self.draw(fb, view, proj, options, size)
 
     def pick(self, view, proj, x: float, y: float, size) -> tuple[int, np.ndarray | None]:
-        """Body under pixel (x, y) (GL convention, y up) of the prepared scene, and the hit point."""
+        """Body under pixel (x, y) (GL convention, y up) of the prepared scene, and the hit
+        point."""
         body, ndc_z = self.picker.pick(self.shape_batches(), view, proj, x, y, size)
         if body < 0:
             return -1, None

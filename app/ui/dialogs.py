@@ -13,7 +13,8 @@ from app.ui.layout import place
 
 def native_dialog_available() -> bool:
     """portable-file-dialogs needs zenity/kdialog on Linux (and a desktop to show them)."""
-    return bool(os.environ.get("DISPLAY")) and bool(shutil.which("zenity") or shutil.which("kdialog"))
+    helper = shutil.which("zenity") or shutil.which("kdialog")
+    return bool(os.environ.get("DISPLAY")) and bool(helper)
 
 
 class Dialogs:
@@ -141,7 +142,8 @@ SHORTCUTS = (("Space", "play / pause"), ("Right or N", "single step"),
              ("Ctrl+N / O / S", "new / open / save"), ("Ctrl+Shift+S", "save as"),
              ("Ctrl+Alt+S", "save state as (this moment, exactly)"),
              ("F12 / F9", "screenshot / record video (to Pictures / Videos)"),
-             ("Shift+F12 / Shift+F9", "the same without (or with) the panels"), ("Esc", "cancel the joint tool"),
+             ("Shift+F12 / Shift+F9", "the same without (or with) the panels"),
+             ("Esc", "cancel the joint tool"),
              ("Ctrl+Q", "quit"))
 
 

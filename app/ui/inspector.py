@@ -59,8 +59,8 @@ def _motion_editor(app, name: str, spec: dict, static: bool) -> None:
     commit, v = W.edit_vec3("position", f"{name}.pos", spec["position"])
     if commit:
         app.run(SetMotion(name, {"position": v}))
-    commit, v = W.edit_vec3("rotation (deg)", f"{name}.rot", quat_to_euler_deg(spec["orientation"]), 0.5,
-                            "%.1f")
+    commit, v = W.edit_vec3("rotation (deg)", f"{name}.rot",
+                            quat_to_euler_deg(spec["orientation"]), 0.5, "%.1f")
     if commit:
         app.run(SetMotion(name, {"orientation": euler_deg_to_quat(v)}))
     if static:
@@ -68,7 +68,8 @@ def _motion_editor(app, name: str, spec: dict, static: bool) -> None:
     commit, v = W.edit_vec3("velocity", f"{name}.vel", spec.get("velocity", [0, 0, 0]))
     if commit:
         app.run(SetMotion(name, {"velocity": v}))
-    commit, v = W.edit_vec3("angular vel.", f"{name}.omega", spec.get("angular_velocity", [0, 0, 0]))
+    commit, v = W.edit_vec3("angular vel.", f"{name}.omega",
+                            spec.get("angular_velocity", [0, 0, 0]))
     if commit:
         app.run(SetMotion(name, {"angular_velocity": v}))
 
@@ -146,7 +147,8 @@ def draw_inspector(app) -> None:
         imgui.push_item_width(-125)
         sel = app.selection
         if sel is None:
-            imgui.push_style_color(imgui.Col_.text, imgui.get_style().color_(imgui.Col_.text_disabled))
+            disabled = imgui.get_style().color_(imgui.Col_.text_disabled)
+            imgui.push_style_color(imgui.Col_.text, disabled)
             imgui.text_wrapped("Select a body or joint (click it in the view or the tree).")
             imgui.pop_style_color()
         elif sel[0] == "body":

@@ -26,8 +26,8 @@ def draw_scene_tree(app) -> None:
             names, static = w.body_names, w.body_static
             if app.scroll_tree_to_selection and app.selection and app.selection[0] == "body" \
                     and app.selection[1] in names:     # bring the selected row into the clipper
-                imgui.set_scroll_y(imgui.get_cursor_pos_y()
-                                   + names.index(app.selection[1]) * imgui.get_text_line_height_with_spacing()
+                row = imgui.get_text_line_height_with_spacing()
+                imgui.set_scroll_y(imgui.get_cursor_pos_y() + names.index(app.selection[1]) * row
                                    - imgui.get_window_height() / 2)
             clipper = imgui.ListClipper()
             clipper.begin(len(names))
@@ -39,7 +39,8 @@ def draw_scene_tree(app) -> None:
         springs = [s.name for s in w.spring_models]
         if imgui.tree_node_ex(f"Joints ({len(w.joint_names) + len(springs)})###joints", flags):
             for jm in w.joint_models + w.spring_models:
-                _selectable(app, "joint", jm.name, f"{jm.name}  [{jm.kind}] {jm.bodies[0]} - {jm.bodies[1]}")
+                _selectable(app, "joint", jm.name,
+                            f"{jm.name}  [{jm.kind}] {jm.bodies[0]} - {jm.bodies[1]}")
             imgui.tree_pop()
         pairs = (w.contacts_spec or {}).get("disabled_pairs", [])
         if imgui.tree_node_ex(f"Contact filters ({len(pairs)})###filters", flags):

@@ -4,9 +4,9 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from app.editor import EditSettings
-from engine.solvers import SOLVERS
 from app.ui import widgets as W
 from app.ui.layout import place
+from engine.solvers import SOLVERS
 
 
 def draw_solver_panel(app) -> None:
@@ -32,7 +32,8 @@ def draw_solver_panel(app) -> None:
         commit, v = W.edit_int("iteration cap", "set.max_iterations", s.max_iterations, 1, 100000)
         if commit:
             changes["max_iterations"] = max(v, 1)
-        commit, v = W.edit_float("time budget [ms]", "set.budget", s.time_budget_ms, 0.05, 0.0, 1000.0)
+        commit, v = W.edit_float("time budget [ms]", "set.budget", s.time_budget_ms, 0.05, 0.0,
+                                 1000.0)
         if commit:
             changes["time_budget_ms"] = max(v, 0.0)
         W.help_marker("0 = no budget; otherwise the correction loop stops after this much wall "

@@ -6,7 +6,6 @@ from imgui_bundle import imgui, implot
 
 from app.ui.layout import place
 
-
 PLOT_MIN_H = 140      # px: below this the ticks overlap and a plot shows nothing
 plot_heights: dict[str, float] = {}   # last frame's height of each plot (tests read it)
 

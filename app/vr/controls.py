@@ -133,7 +133,7 @@ class Controls:
             bindings = []
             for name, paths in table.items():
                 per_hand = paths if isinstance(paths, tuple) else (paths, paths)
-                for hand, sub in zip(HANDS, per_hand):
+                for hand, sub in zip(HANDS, per_hand, strict=True):
                     if sub:
                         bindings.append(xr.ActionSuggestedBinding(
                             action=self.actions[name],

@@ -38,7 +38,9 @@ class VREditTool:
     @property
     def hint(self) -> str:
         if self.mode == "joint":
-            return f"{self.kind} joint: point at the {'second body (or empty space: the world)' if self.first else 'first body'}, trigger"
+            which = ("second body (or empty space: the world)" if self.first
+                     else "first body")
+            return f"{self.kind} joint: point at the {which}, trigger"
         if self.mode == "remove":
             return "remove joint: point at a joint anchor, trigger"
         return ""

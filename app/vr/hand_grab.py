@@ -98,7 +98,8 @@ class HandGrab:
         b = self.body
         w = np.asarray(state.angular_velocity, float)
         lever = self.adapter.shown.body_pos[b] - state.aim[:3, 3]
-        self.adapter.set_velocity(b, np.asarray(state.linear_velocity, float) + np.cross(w, lever), w)
+        v = np.asarray(state.linear_velocity, float) + np.cross(w, lever)
+        self.adapter.set_velocity(b, v, w)
         self.cancel()
 
     def cancel(self) -> None:

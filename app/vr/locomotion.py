@@ -77,7 +77,8 @@ class Locomotion:
         if not self._snapped and abs(x) > SNAP_ON:
             angle = -np.sign(x) * np.radians(SNAP_DEG)
             pivot = translation(*head[:3, 3])
-            vr.world_from_stage = pivot @ rotation_y(angle) @ np.linalg.inv(pivot) @ vr.world_from_stage
+            turn = pivot @ rotation_y(angle) @ np.linalg.inv(pivot)
+            vr.world_from_stage = turn @ vr.world_from_stage
             self._snapped = True
         elif abs(x) < SNAP_OFF:
             self._snapped = False

@@ -80,7 +80,8 @@ class VRMode:
         self.grab = HandGrab(session.world, self.renderer, self.vr.pulse,
                              defer=session.loop.when_idle, shown=session.view)
         session.step_hooks.append(self.grab.before_step)
-        self.locomotion = Locomotion(session.world.camera if isinstance(session.world.camera, dict) else None)
+        camera = session.world.camera
+        self.locomotion = Locomotion(camera if isinstance(camera, dict) else None)
         self.vr.world_from_stage = place_head(np.eye(4), NOMINAL_HEAD, self.locomotion.home_spot,
                                               self.locomotion.home_yaw)
         self._centred = False

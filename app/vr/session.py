@@ -36,7 +36,6 @@ from .xrmath import pose_to_matrix, projection_from_fov, rigid_inverse
 DEFAULT_EYE_HEIGHT = 1.6
 # Preferred swapchain colour formats: sRGB first (shader output shows as on the desktop).
 GL_SRGB8_ALPHA8, GL_RGBA8 = 0x8C43, 0x8058
-GL_DEPTH_COMPONENT24 = 0x81A6
 
 
 @dataclass
@@ -350,7 +349,7 @@ class VRSession:
             self.ctx.release()
             self.ctx = None
 
-    def __enter__(self) -> "VRSession":
+    def __enter__(self) -> VRSession:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -43,7 +43,7 @@ def hit_button(grip: np.ndarray, origin, direction) -> str | None:
     o, d = rot.T @ (np.asarray(origin) - grip[:3, 3]), rot.T @ np.asarray(direction)
     best, best_t = None, np.inf
     centers = (rot.T @ (button_centers(grip) - grip[:3, 3]).T).T
-    for key, c in zip(KEYS, centers):
+    for key, c in zip(KEYS, centers, strict=True):
         with np.errstate(divide="ignore", invalid="ignore"):
             t1, t2 = (c - SIZE / 2 - o) / d, (c + SIZE / 2 - o) / d
         near = np.nanmax(np.minimum(t1, t2))
@@ -56,7 +56,7 @@ def hit_button(grip: np.ndarray, origin, direction) -> str | None:
 def menu_boxes(grip: np.ndarray, hovered: str | None, lit=()) -> list:
     """(model, colour) of every button; the hovered one larger, `lit` ones brighter."""
     boxes = []
-    for (key, _, color), c in zip(BUTTONS, button_centers(grip)):
+    for (key, _, color), c in zip(BUTTONS, button_centers(grip), strict=True):
         scale = SIZE * (HOVER_SCALE if key == hovered else 1.0)
         col = np.minimum(np.asarray(color) * (1.4 if key in lit else 0.8), 1.0)
         boxes.append((box_matrix(c, scale, grip[:3, :3]), col))
