@@ -274,15 +274,16 @@ def setup_logging(verbose=0, quiet=False):
         logging.getLogger(name).setLevel(level)
 
 
-def announce_first_compile():
-    """A notice before the physics kernels compile (minutes), so a first start does not look
-    hung; `-q` silences it."""
+def compile_in_terminal():
+    """`impulse sim`/`bench` on a first start: compile here, with a progress bar on a
+    terminal (nothing when not a terminal; -q keeps it quiet)."""
     from engine import warmup
     cached = warmup.kernels_cached()
     log.debug("physics kernels %s numba's cache", "found in" if cached else "not in")
     if not cached:
-        log.info("compiling the physics kernels once (about 4 minutes on 2 cores; later "
-                 "starts take a second)...")
+        log.info("first start: compiling the physics kernels (later starts take a second)")
+        quiet = logging.getLogger("impulse").getEffectiveLevel() > logging.INFO
+        warmup.main(["--progress", "none" if quiet else "auto"])
 
 
 # ---------------------------------------------------------------- commands
@@ -301,15 +302,24 @@ def run_view(args) -> int:
         if problem:
             log.error("%s", problem)
             return EXIT_BAD_INPUT
+    from app.kernel_compile import BackgroundCompile
+    from engine import SceneError
+
+    compiling = BackgroundCompile.start_if_needed()   # a first start: the window opens now
     session = None
     if args.scene:
         from app.session import Session
-        from engine import SceneError
 
         try:
-            session = Session.open(args.scene)
+            if compiling is None:
+                session = Session.open(args.scene)
+            else:
+                from engine import load_scene
+                load_scene(args.scene)          # a bad file is still reported before the window
         except SceneError as e:
             log.error("%s", e)
+            if compiling is not None:
+                compiling.stop()
             return EXIT_BAD_INPUT
     try:
         from app.app import App
@@ -318,12 +328,17 @@ def run_view(args) -> int:
         viewer = Viewer(None, args.width, args.height,
                         vsync=not (args.no_vsync or args.frames or args.vr), show_ui=not args.no_ui)
     except Exception as e:  # noqa: BLE001 - no X display / no OpenGL: one line, no traceback
+        if compiling is not None:
+            compiling.stop()
         log.debug("the window did not open", exc_info=True)
         log.error("cannot open a window (display %s): %s: %s",
                   os.environ.get("DISPLAY") or "not set", type(e).__name__, e)
         return EXIT_FAILED
     app = App(viewer, threaded=not args.sync_physics, open_paused=args.paused,
-              frame_dt=1.0 / FRAME_RATE if args.frames and not args.vr else None)
+              frame_dt=1.0 / FRAME_RATE if args.frames and not args.vr else None,
+              compile=compiling)
+    if compiling is not None and args.scene:
+        app.open_path(args.scene)
     if session is not None:
         app.set_session(session)
         from app.recent import add_recent
@@ -372,8 +387,7 @@ def scenes(args) -> int:
 
 def compile_kernels(args) -> int:
     from engine import warmup
-    warmup.main()
-    return EXIT_OK
+    return warmup.main(["--progress", "none"] if args.quiet else [])
 
 
 def install_launcher(args) -> int:
@@ -402,8 +416,8 @@ def _dispatch(args, parsers, argv_rest) -> int:
               command or "(none: the launcher)")
     if command in DELEGATED:
         return delegate(command, argv_rest)
-    if command in (None, "view", "sim", "bench", "compile"):
-        announce_first_compile()
+    if command in ("sim", "bench"):
+        compile_in_terminal()
     if command is None:
         return run_view(parse_view([]))
     if command == "view":

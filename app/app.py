@@ -18,6 +18,7 @@ from pyglet.window import key
 from app import editor as E
 from app.drag import MouseGrab
 from app.gallery import SCENES
+from app.kernel_compile import features_for_path
 from app.recent import add_recent
 from app.recorder import Recorder, default_media_path
 from app.session import Session
@@ -38,14 +39,18 @@ from app.ui.tools_panel import draw_tools
 from app.ui.vr_panel import draw_vr_panel
 from app.userdirs import documents_dir, pictures_dir, videos_dir
 from engine import SceneError
+from engine.warmup import FEATURES
 
 log = logging.getLogger(__name__)
+NEW_SCENE = object()           # App.pending_open: a new empty scene
 
 
 class App:
     def __init__(self, viewer, scenes_dir=SCENES, media_dir=None, threaded: bool = True,
-                 frame_dt: float | None = None, open_paused: bool = False):
+                 frame_dt: float | None = None, open_paused: bool = False, compile=None):
         self.viewer = viewer
+        self.compile = compile                 # app.kernel_compile.BackgroundCompile or None
+        self.pending_open = None               # a path (or NEW_SCENE) waiting for its kernels
         self.threaded = threaded               # physics on a thread beside the frames
         self.session: Session | None = None
         self.scene_view = None
@@ -151,6 +156,8 @@ class App:
         self.confirm_discard(lambda: self._open(path))
 
     def _open(self, path) -> bool:
+        if self._waits_for_kernels(path):
+            return True
         try:
             session = Session.open(path)
         except SceneError as e:
@@ -162,7 +169,39 @@ class App:
         return True
 
     def new_scene(self) -> None:
-        self.confirm_discard(lambda: self.set_session(Session.new()))
+        self.confirm_discard(self._new)
+
+    def _new(self) -> None:
+        if not self._waits_for_kernels(NEW_SCENE):
+            self.set_session(Session.new())
+
+    def _waits_for_kernels(self, path) -> bool:
+        """On a first start, keep the scene to open until its kernels are compiled."""
+        c = self.compile
+        if c is None or c.error is not None:
+            return False
+        needs = FEATURES if path is NEW_SCENE else features_for_path(path)
+        if c.has(needs):
+            return False
+        self.pending_open = path
+        name = "a new scene" if path is NEW_SCENE else os.path.basename(str(path))
+        self.status = f"{name} opens when its physics kernels are compiled"
+        return True
+
+    def _open_pending(self) -> None:
+        """Per frame while compiling: open the waiting scene once its kernels are ready."""
+        c, path = self.compile, self.pending_open
+        if c.error is not None:
+            self.pending_open = None
+            self.show_errors([c.error])
+            self.compile = None
+            return
+        if path is not None and not self._waits_for_kernels(path):
+            self.pending_open = None
+            self._new() if path is NEW_SCENE else self._open(path)
+        if c.finished:
+            self.compile = None
+            self.launcher.kernels_ready()
 
     def _report_stopped(self, session) -> None:
         """Bodies the engine's finite-state guard stopped since the last batch: Problems."""
@@ -443,6 +482,8 @@ class App:
 
     # ================================================================ per frame
     def update(self, dt: float) -> None:
+        if self.compile is not None:
+            self._open_pending()
         if self.session is None:
             self.launcher.update()
             return
@@ -524,6 +565,8 @@ class App:
 
     # ================================================================ teardown
     def close(self) -> None:
+        if self.compile is not None:
+            self.compile.stop()
         self.exit_vr()
         if self.session is not None:
             self.session.close()

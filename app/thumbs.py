@@ -40,9 +40,10 @@ def settle(world):
         done += n
 
 
-def thumb_path(scene_path, size=THUMB_SIZE) -> Path:
+def thumb_path(scene_path, size=THUMB_SIZE, settled=True) -> Path:
     digest = hashlib.sha1(VERSION + Path(scene_path).read_bytes()).hexdigest()[:20]
-    return cache_dir() / "thumbs" / f"{digest}-{size[0]}x{size[1]}.png"
+    still = "" if settled else "-still"
+    return cache_dir() / "thumbs" / f"{digest}-{size[0]}x{size[1]}{still}.png"
 
 
 def scene_points(scene) -> np.ndarray:
@@ -81,14 +82,16 @@ def render_world(ctx, renderer, world, size, options: RenderOptions | None = Non
         target.release()
 
 
-def thumbnail(ctx, renderer, scene_path, size=THUMB_SIZE) -> Path:
-    """Cached thumbnail of a scene file (rendered now if missing). Raises SceneError."""
+def thumbnail(ctx, renderer, scene_path, size=THUMB_SIZE, settled=True) -> Path:
+    """Cached thumbnail of a scene file (rendered now if missing). Raises SceneError.
+    settled=False: the scene as loaded, without simulating (while the kernels compile)."""
     from engine import load_scene
 
-    path = thumb_path(scene_path, size)
+    path = thumb_path(scene_path, size, settled)
     if not path.is_file():
         world = load_scene(scene_path)
-        settle(world)                                          # in motion, as the scene is meant
+        if settled:
+            settle(world)                                      # in motion, as the scene is meant
         image = render_world(ctx, renderer, world, size)
         save_png(image, path)
     return path

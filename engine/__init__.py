@@ -3,9 +3,10 @@
 Public face: World, Settings, load_scene, save_scene, scene_to_world, world_to_scene,
 SceneError, look_ahead.
 """
-from . import kernel_cache
+from . import jitopts, kernel_cache
 
 kernel_cache.use()      # before any kernel module: numba's cache keyed by all engine sources
+jitopts.one_compile_per_type()
 
 from .motion import look_ahead  # noqa: E402
 from .scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene  # noqa: E402

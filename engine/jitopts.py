@@ -8,4 +8,44 @@ for a kernel compiled this way: it allocates no arrays (numba refuses to type np
 there) and only indexes arrays its caller keeps alive; it is called from other kernels,
 not from Python.
 """
-NO_REFCOUNT = {"_nrt": False}
+
+
+def _no_refcount_option() -> dict:
+    """{"_nrt": False} where this numba knows the option (checked by tests/test_first_start.py
+    for the versions pyproject.toml allows); else {} (slower: refcounts kept)."""
+    try:
+        from numba.core.cpu import CPUTargetOptions
+    except ImportError:
+        return {}
+    return {"_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {}
+
+
+NO_REFCOUNT = _no_refcount_option()
+
+
+def one_compile_per_type():
+    """Compile a kernel once per argument *type*, not once per constant value.
+
+    When a kernel calls another with a constant (`axis_at(..., 0, 2, False)`), numba types
+    the constant as a literal and compiles the callee anew for each value: 424 compiles of
+    227 kernels, a third of the first start. This drops the literal before the callee is
+    compiled (LLVM still folds the constant where it inlines the callee). It wraps numba's
+    `Dispatcher.get_call_template` (an internal, checked by tests/test_kernel_cache.py for
+    the numba versions in pyproject.toml); where that is missing the kernels simply compile
+    per value, as before.
+    """
+    from numba.core import dispatcher, types
+
+    original = getattr(dispatcher.Dispatcher, "get_call_template", None)
+    if original is None or getattr(original, "drops_literals", False):
+        return
+    package = __name__.rsplit(".", 1)[0]          # "engine" (or "impulse.engine")
+
+    def get_call_template(self, args, kws):
+        module = getattr(self.py_func, "__module__", "") or ""
+        if module != package and not module.startswith(package + "."):
+            return original(self, args, kws)           # numba's own overloads as they are
+        return original(self, tuple(types.unliteral(a) for a in args),
+                        {k: types.unliteral(v) for k, v in kws.items()})
+    get_call_template.drops_literals = True
+    dispatcher.Dispatcher.get_call_template = get_call_template

@@ -18,9 +18,11 @@ ENGINE = Path(__file__).resolve().parent
 
 
 def source_hash() -> str:
-    """sha256 over every engine source (path and bytes), numba's and Python's versions."""
+    """sha256 over every engine source (path and bytes), where they are (numba's cache
+    entries are per source path: a wheel and a checkout of the same sources compile apart),
+    numba's and Python's versions."""
     import numba
-    h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]}".encode())
+    h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]} {ENGINE}".encode())
     for path in sorted(ENGINE.rglob("*.py")):
         h.update(str(path.relative_to(ENGINE)).encode())
         h.update(path.read_bytes())
@@ -54,7 +56,16 @@ def use() -> Path | None:
     return folder
 
 
+def ready_marker(feature: str) -> Path:
+    """The file that says a feature's kernels are compiled (engine/warmup.py)."""
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir()) / f"ready-{feature}"
+
+
+def features_ready(features) -> bool:
+    return all(ready_marker(f).exists() for f in features)
+
+
 def kernels_cached() -> bool:
-    """True if the cache already holds the step kernel (a start then loads in about 1 s)."""
-    folder = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir())
-    return any(folder.rglob("iterative.step-*.nbi"))
+    """True if the cache holds every feature's kernels (a start then loads in about 1 s)."""
+    from .warmup import FEATURES
+    return features_ready(FEATURES)

@@ -1,51 +1,101 @@
 """Compile (or load from numba's cache) every physics kernel a session needs, once.
 
-The first run on a new install compiles the kernels (about 4 minutes on a 2-core machine;
-numba caches them in the user's cache folder, keyed by the engine's sources
-(engine/kernel_cache.py); later starts take about a second). `python -m
-engine.warmup` does this ahead of time; the test suite calls it at session start so that the
-subprocesses it starts load the cache instead of each compiling on their own.
+The kernels compile per feature (FEATURES, in this order): "step" (the time step with its
+joints, springs, motors, contact rows and solvers: every scene needs it), "interaction"
+(drag, VR grab, bodies and joints added and removed, snapshots: ready before a scene runs,
+never compiled in the middle of an interaction) and "contacts" (collision detection: only
+scenes whose bodies can touch). A file `ready-<feature>` in the cache folder
+(engine/kernel_cache.py) says a feature is compiled. `impulse compile` (this module's main)
+compiles them all, with a progress bar on a terminal or JSON lines for the viewer, which runs
+it in a background process on a first start (app/kernel_compile.py).
 """
+import argparse
+import json
+import sys
 import time
 
 import numpy as np
 
+from .kernel_cache import features_ready, kernels_cached, ready_marker  # noqa: F401
 
-from .kernel_cache import kernels_cached  # noqa: F401  (app/__main__.py asks before compiling)
+FEATURES = ("step", "interaction", "contacts")
 
 
-def warm_up():
+def features_of(world, interactive=True) -> tuple:
+    """The features a world needs before it runs. In the viewer a user can drop bodies in,
+    so detection is needed unless the scene turns contacts off."""
+    col = world.collision
+    contacts = col.enabled and (interactive or col.possible())
+    return (("step",) + (("interaction",) if interactive else ())
+            + (("contacts",) if contacts else ()))
+
+
+def _mark_ready(feature):
+    try:
+        ready_marker(feature).write_text("")
+    except OSError:             # a read-only cache: the kernels are still compiled in here
+        pass
+
+
+JOINT_DOC = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
+             "bodies": [{"name": "a", "shape": {"type": "box", "size": [0.4, 0.1, 0.1]},
+                         "mass": 1.0, "position": [0.2, 0, 0]},
+                        {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
+                         "position": [0.6, 0, 0]}],
+             "joints": [{"name": "h", "type": "hinge", "bodies": ["world", "a"],
+                         "anchor": [0, 0, 0], "axis": [0, 0, 1], "limits": {"lower": -1},
+                         "motor": {"mode": "position", "target": 0.1, "max_force": 5},
+                         "spring": {"stiffness": 1.0}},
+                        {"name": "ball", "type": "ball", "bodies": ["a", "b"],
+                         "anchor": [0.4, 0, 0]},
+                        {"name": "s", "type": "spring", "bodies": ["world", "b"],
+                         "anchor": [0.6, 0, 0], "stiffness": 1.0, "damping": 0.1}],
+             "contacts": {"enabled": False}}
+CONTACT_DOC = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
+               "bodies": [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
+                          {"name": "box", "shape": {"type": "box", "size": [0.2, 0.2, 0.2]},
+                           "mass": 1.0, "position": [0, 0.105, 0]},
+                          {"name": "ball", "shape": {"type": "sphere", "radius": 0.1},
+                           "mass": 1.0, "position": [0, 0.4, 0], "velocity": [0, -1, 0]}]}
+
+
+def warm_step():
+    """The step kernel (with its contact rows and solvers), a run, energies, coordinates."""
     from .scene import scene_to_world
-    doc = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
-           "bodies": [{"name": "a", "shape": {"type": "box", "size": [0.4, 0.1, 0.1]},
-                       "mass": 1.0, "position": [0.2, 0, 0]},
-                      {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1.0,
-                       "position": [0.6, 0, 0]}],
-           "joints": [{"name": "h", "type": "hinge", "bodies": ["world", "a"],
-                       "anchor": [0, 0, 0], "axis": [0, 0, 1], "limits": {"lower": -1},
-                       "motor": {"mode": "position", "target": 0.1, "max_force": 5},
-                       "spring": {"stiffness": 1.0}},
-                      {"name": "ball", "type": "ball", "bodies": ["a", "b"], "anchor": [0.4, 0, 0]},
-                      {"name": "s", "type": "spring", "bodies": ["world", "b"],
-                       "anchor": [0.6, 0, 0], "stiffness": 1.0, "damping": 0.1}]}
-    contact_doc = {"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
-                   "bodies": [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
-                              {"name": "box", "shape": {"type": "box", "size": [0.2, 0.2, 0.2]},
-                               "mass": 1.0, "position": [0, 0.105, 0]},
-                              {"name": "ball", "shape": {"type": "sphere", "radius": 0.1},
-                               "mass": 1.0, "position": [0, 0.4, 0], "velocity": [0, -1, 0]}]}
-    w = scene_to_world(contact_doc)
-    w.step()
-    w.run(3, record_every=1)
-    warm_interaction()
     for mode in ("approximate", "iterated"):
-        w = scene_to_world(doc)
+        w = scene_to_world(JOINT_DOC)
         w.settings.spring_mode = mode
         w.step()
         w.run(2, record_every=1)
         w.energy()
         w.joint_coordinates("h")
-    return w
+
+
+def warm_contacts():
+    """Collision detection and the contact paths of a run and of live edits."""
+    from .scene import scene_to_world
+    w = scene_to_world(CONTACT_DOC)
+    w.step()
+    w.run(3, record_every=1)
+    w.add_body({"name": "cap", "mass": 1.0, "position": [0.5, 0.5, 0],
+                "shape": {"type": "capsule", "radius": 0.05, "length": 0.2}})
+    w.step()
+    w.remove_body("cap")
+    w.step()
+
+
+WARM = {"step": warm_step, "interaction": lambda: warm_interaction(), "contacts": warm_contacts}
+
+
+def warm_up(features=FEATURES, on_ready=None):
+    """Compile (or load) the kernels of `features`, in FEATURES order; on_ready(feature)
+    after each. Marks each feature ready in the cache folder."""
+    for feature in FEATURES:
+        if feature in features:
+            WARM[feature]()
+            _mark_ready(feature)
+            if on_ready is not None:
+                on_ready(feature)
 
 
 _interaction_warm = False
@@ -62,7 +112,8 @@ def warm_interaction():
     w = scene_to_world({"format": "impulse-scene", "version": 1, "settings": {"h": 0.01},
                         "bodies": [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
                                    {"name": "box", "mass": 1.0, "position": [0, 0.2, 0],
-                                    "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}}]})
+                                    "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}}],
+                        "contacts": {"enabled": False}})   # detection is "contacts"
     w.step()
     snap = w.get_state()
     w.drag_start(1, w.B.pos[1] + [0.05, 0.05, 0.0])
@@ -81,11 +132,67 @@ def warm_interaction():
     _interaction_warm = True
 
 
-def main():
+def main(argv=None) -> int:
+    """`impulse compile` / `python -m engine.warmup`."""
+    p = argparse.ArgumentParser(prog="impulse compile", description="compile the physics "
+                                "kernels into the cache now (later starts take a second)")
+    p.add_argument("--progress", choices=("auto", "bar", "jsonl", "none"), default="auto",
+                   help="a progress bar on a terminal (auto), JSON lines for a program, none")
+    p.add_argument("--features", default=",".join(FEATURES),
+                   help=f"comma-separated subset of {','.join(FEATURES)}")
+    p.add_argument("--write-manifest", action="store_true",
+                   help="store each kernel's compile seconds for later estimates "
+                        "(engine/kernel_manifest.json; after changing kernels)")
+    args = p.parse_args(argv)
+    features = tuple(f for f in args.features.split(",") if f)
+    unknown = [f for f in features if f not in FEATURES]
+    if unknown:
+        p.error(f"unknown feature {unknown[0]!r} (known: {', '.join(FEATURES)})")
+    from .compile_progress import CompileProgress, write_manifest
+
+    mode = args.progress
+    if mode == "auto":
+        mode = "bar" if sys.stderr.isatty() else "none"
     t = time.perf_counter()
-    warm_up()
-    print(f"physics kernels ready in {time.perf_counter() - t:.1f} s")
+    bar = None
+    if mode == "bar":
+        from tqdm import tqdm
+        bar = tqdm(total=100, desc="compiling physics kernels", unit="%", file=sys.stderr,
+                   bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+
+    def emit(**fields):
+        print(json.dumps(fields), flush=True)
+
+    def report(name, fraction, eta_s):
+        if mode == "jsonl":
+            emit(event="kernel", name=name, fraction=round(fraction, 4),
+                 eta_s=None if eta_s is None else round(eta_s, 1))
+        elif bar is not None:
+            bar.n = round(100 * fraction)
+            bar.set_postfix_str(f"{name.rsplit('.', 1)[-1]}, about {eta_s or 0:.0f} s left",
+                                refresh=True)
+
+    def ready(feature):
+        if mode == "jsonl":
+            emit(event="ready", feature=feature)
+
+    try:
+        with CompileProgress(report) as progress:
+            warm_up(features, on_ready=ready)
+    finally:
+        if bar is not None:
+            bar.n = 100
+            bar.close()
+    seconds = time.perf_counter() - t
+    if args.write_manifest:
+        write_manifest(progress.timings)
+    if mode == "jsonl":
+        emit(event="done", seconds=round(seconds, 1), kernels=progress.kernels)
+    else:
+        print(f"physics kernels ready in {seconds:.1f} s ({progress.kernels} compiled)",
+              file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -45,6 +45,7 @@ class Launcher:
         self.failures = {}             # scene path -> one-line reason
         self.open_path = ""
         self.card_rects = {}           # scene name -> (x0, y0, x1, y1) of its thumbnail
+        self.still = set()             # paths whose thumbnail was made before the kernels
 
     @property
     def thumbnails_done(self) -> bool:
@@ -57,10 +58,21 @@ class Launcher:
                 self.textures[e.path] = self._texture(e.path)
                 return
 
+    def kernels_ready(self) -> None:
+        """The first start's compile finished: settle the thumbnails made without it."""
+        for path in self.still:
+            tex = self.textures.pop(path, None)
+            if tex is not None:
+                tex.release()
+        self.still.clear()
+
     def _texture(self, path):
         v = self.app.viewer
+        compiling = self.app.compile is not None
+        if compiling:
+            self.still.add(path)
         try:
-            png = thumbnail(v.ctx, v.renderer, path)
+            png = thumbnail(v.ctx, v.renderer, path, settled=not compiling)
             img = iio.imread(png)[..., :3]
         except Exception as e:  # noqa: BLE001 - a broken scene file gets a card without picture
             self.failures[path] = str(e).splitlines()[0]
@@ -91,11 +103,28 @@ class Launcher:
         if W.button("New empty scene", "launcher.new"):
             self.app.new_scene()
         imgui.separator()
+        self._compile_progress()
         self._gallery()
         imgui.separator()
         self._open_row()
         self._recent()
         imgui.end()
+
+    def _compile_progress(self) -> None:
+        """The first start's kernel compile: a bar with an estimate; what waits for it."""
+        c = self.app.compile
+        if c is None:
+            return
+        imgui.text(c.status_line())
+        label = f"{100 * c.fraction:.0f} %" + (f"  ({c.kernel})" if c.kernel else "")
+        imgui.progress_bar(c.fraction, imgui.ImVec2(-1, 0), label)
+        waiting = self.app.pending_open
+        if waiting is not None:
+            imgui.text_wrapped(self.app.status)
+        else:
+            imgui.text_disabled("The gallery and files work meanwhile; a scene opens as soon "
+                                "as its kernels are ready. Later starts take about a second.")
+        imgui.separator()
 
     def _gallery(self) -> None:
         imgui.text("Bundled scenes")

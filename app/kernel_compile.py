@@ -1,0 +1,119 @@
+"""A first start's kernel compile in a background process, so the window answers at once.
+
+The child runs `python -m <engine.warmup> --progress jsonl` and reports each kernel (name,
+share done, seconds left) and each feature it has ready; a thread reads those lines. The
+launcher shows the progress; a scene opens as soon as the features it needs are ready (the
+app then loads them from the cache in about a second).
+"""
+import json
+import logging
+import subprocess
+import sys
+import threading
+
+from engine import warmup
+
+log = logging.getLogger(__name__)
+
+
+def features_for_document(doc) -> tuple:
+    """Features a scene needs in the viewer (engine/warmup.py): contact detection unless
+    the scene turns contacts off (a user can drop bodies into any other scene)."""
+    contacts = doc.get("contacts") if isinstance(doc, dict) else None
+    off = isinstance(contacts, dict) and contacts.get("enabled", True) is False
+    return ("step", "interaction") if off else warmup.FEATURES
+
+
+def features_for_path(path) -> tuple:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return features_for_document(json.load(f))
+    except (OSError, ValueError):
+        return warmup.FEATURES         # the open reports the problem itself
+
+
+class BackgroundCompile:
+    """The compile child and what it has said so far (read from the UI thread)."""
+
+    def __init__(self, command=None):
+        self.fraction = 0.0            # share of the expected compile time done, 0..1
+        self.eta_s = None              # estimated seconds left, None before the first kernel
+        self.kernel = ""               # the kernel compiled last
+        self.kernels = 0
+        self.ready = set()             # features compiled
+        self.finished = False
+        self.error = None              # one line if the child failed
+        self.seconds = None
+        cmd = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, text=True)
+        self._stderr = []
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    @classmethod
+    def start_if_needed(cls):
+        """A BackgroundCompile if any feature is missing from the cache, else None."""
+        if warmup.kernels_cached():
+            return None
+        log.info("first start: compiling the physics kernels in the background")
+        return cls()
+
+    @property
+    def running(self) -> bool:
+        return not self.finished and self.error is None
+
+    def has(self, features) -> bool:
+        return set(features) <= self.ready
+
+    def _drain_stderr(self):
+        for line in self.proc.stderr:
+            self._stderr = (self._stderr + [line.rstrip()])[-20:]
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            kind = msg.get("event")
+            if kind == "kernel":
+                self.kernel = str(msg.get("name", "")).rsplit(".", 1)[-1]
+                self.fraction = float(msg.get("fraction", self.fraction))
+                self.eta_s = msg.get("eta_s")
+                self.kernels += 1
+            elif kind == "ready":
+                self.ready.add(msg.get("feature"))
+            elif kind == "done":
+                self.seconds = msg.get("seconds")
+        rc = self.proc.wait()
+        if rc == 0 and self.ready >= set(warmup.FEATURES):
+            self.fraction = 1.0
+            self.finished = True
+            log.info("physics kernels ready in %s s", self.seconds)
+        else:
+            last = next((s for s in reversed(self._stderr) if s.strip()), f"exit status {rc}")
+            self.error = f"compiling the physics kernels failed: {last}"
+            log.error("%s", self.error)
+
+    def status_line(self) -> str:
+        if self.error:
+            return self.error
+        if self.finished:
+            return "physics kernels ready"
+        left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
+        return f"first start: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, float(seconds))
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"

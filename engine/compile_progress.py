@@ -1,0 +1,102 @@
+"""Progress of a first compile of the physics kernels, kernel by kernel, with an estimate.
+
+numba announces each compile it starts and ends ("numba:compile" events; loading from the
+cache announces nothing). kernel_manifest.json, written by `python -m engine.warmup
+--write-manifest` after the kernels change, holds the seconds each kernel took in one
+measured warm-up. Progress is the share of that total that is done; the estimate scales
+what is left by how fast this machine has gone so far. A manifest from older sources only
+makes the estimate rougher (it stays below 100 % until the warm-up ends).
+"""
+import json
+import time
+from pathlib import Path
+
+MANIFEST = Path(__file__).with_name("kernel_manifest.json")
+UNKNOWN_SECONDS = 0.5          # a kernel the manifest does not name
+
+
+def load_manifest(path=MANIFEST) -> dict:
+    """{kernel name: (seconds of all its compiles, how many)}; {} when missing or unreadable."""
+    try:
+        data = json.loads(Path(path).read_text())
+        return {str(k): (float(s), int(n)) for k, (s, n) in data["kernels"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+class CompileProgress:
+    """Listens to numba's compile events while active (`with CompileProgress(report):`).
+
+    report(name, fraction, eta_s) after each kernel: fraction in [0, 0.99], eta_s the
+    estimated seconds left (None before the first kernel). `timings` collects (name,
+    exclusive seconds) for a new manifest.
+    """
+
+    def __init__(self, report=None, manifest=None):
+        self.report = report
+        self.expected = load_manifest() if manifest is None else manifest
+        self.total = sum(s for s, _ in self.expected.values()) or 1.0
+        self.done = 0.0            # expected seconds of the kernels finished so far
+        self.kernels = 0
+        self.timings = []
+        self._stack = []
+        self._t0 = None
+        self._listener = None
+
+    def fraction(self) -> float:
+        return min(self.done / self.total, 0.99)
+
+    def eta(self) -> float | None:
+        if not self.done:
+            return None
+        rate = (time.perf_counter() - self._t0) / self.done
+        return max(self.total - self.done, 0.0) * rate
+
+    def __enter__(self):
+        from numba.core import event
+
+        progress = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                progress._started(ev.data["dispatcher"])
+
+            def on_end(self, ev):
+                progress._ended()
+
+        self._t0 = time.perf_counter()
+        self._listener = Listener()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        from numba.core import event
+
+        event.unregister("numba:compile", self._listener)
+        return False
+
+    def _started(self, dispatcher):
+        f = dispatcher.py_func
+        self._stack.append([f"{f.__module__}.{f.__qualname__}", time.perf_counter(), 0.0])
+
+    def _ended(self):
+        name, t0, inner = self._stack.pop()
+        took = time.perf_counter() - t0
+        if self._stack:
+            self._stack[-1][2] += took
+        self.timings.append((name, took - inner))
+        self.kernels += 1
+        seconds, count = self.expected.get(name, (UNKNOWN_SECONDS, 1))
+        self.done += seconds / max(count, 1)
+        if self.report is not None:
+            self.report(name, self.fraction(), self.eta())
+
+
+def write_manifest(timings, path=MANIFEST) -> None:
+    """[seconds, compiles] per kernel name from CompileProgress.timings."""
+    kernels = {}
+    for name, s in timings:
+        total, n = kernels.get(name, (0.0, 0))
+        kernels[name] = (round(total + s, 3), n + 1)
+    text = json.dumps({"kernels": dict(sorted(kernels.items()))}, indent=0)
+    Path(path).write_text(text + "\n")

@@ -1,0 +1,86 @@
+"""The first start in the window (issue 19): the launcher shows the compile's progress and
+works meanwhile; a scene waits for exactly the features it needs; thumbnails made before the
+kernels are made again, settled, once they are ready."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app.kernel_compile import BackgroundCompile
+from app.screenshot import save_png
+from test_app_gui import app, display, pump  # noqa: F401
+from test_first_start import fake_compiler
+
+pytestmark = pytest.mark.gui
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHOTS = os.environ.get("IMPULSE_TEST_SHOTS")      # a folder to keep the screenshots in
+
+
+def pump_until(app, predicate, timeout=20.0):  # noqa: F811
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        pump(app, 1)
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def joints_only(tmp_path):
+    doc = json.load(open(os.path.join(ROOT, "scenes", "pendulum.json")))
+    doc["contacts"] = {"enabled": False}
+    path = tmp_path / "pendulum_no_contacts.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_the_launcher_works_while_kernels_compile_and_scenes_wait_for_theirs(app, tmp_path):  # noqa: F811
+    gate = tmp_path / "contacts-may-finish"
+    app.compile = BackgroundCompile(fake_compiler(tmp_path, gate))
+    assert pump_until(app, lambda: app.compile.has(("step", "interaction")))
+    pump_until(app, lambda: app.launcher.thumbnails_done, timeout=60)
+    shot = app.viewer.screenshot(with_ui=True)
+    save_png(shot, tmp_path / "launcher_compiling.png")
+    if SHOTS:
+        save_png(shot, os.path.join(SHOTS, "launcher_compiling.png"))
+    assert app.launcher.still                  # thumbnails without simulating, for now
+    assert shot[60:140, :, :].std() > 5        # the progress rows are drawn, not blank
+
+    app.open_path(os.path.join(ROOT, "scenes", "box_stack.json"))    # needs detection
+    pump(app, 5)
+    assert app.session is None and app.pending_open.endswith("box_stack.json")
+    assert "opens when its physics kernels are compiled" in app.status
+
+    app.open_path(joints_only(tmp_path))       # contacts off: step + interaction suffice
+    assert pump_until(app, lambda: app.session is not None)
+    assert app.session.world.body_names and app.pending_open is None
+
+    app.show_launcher()                        # back to the launcher, still compiling
+    app.new_scene()
+    pump(app, 3)
+    assert app.session is None and app.pending_open is not None
+    gate.write_text("")
+    assert pump_until(app, lambda: app.session is not None)    # the new scene opened
+    assert app.compile is None and not app.launcher.still
+
+
+def test_the_window_opens_within_seconds_on_a_cold_cache(display, tmp_path):  # noqa: F811
+    """A real first start: an empty kernel cache, `impulse --frames`: the launcher's frames
+    come while the compile child works; closing the window ends the child."""
+    env = {**os.environ, "IMPULSE_KERNEL_CACHE": str(tmp_path / "kernels"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "c")}
+    shot = tmp_path / "first.png"
+    t = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "app", "--frames", "5", "--screenshot",
+                          str(shot)], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    took = time.monotonic() - t
+    assert out.returncode == 0, out.stderr
+    assert shot.is_file() and "screenshot:" in out.stdout
+    assert took < 30, f"{took:.1f} s to the launcher's frames on a cold cache"
+    assert "compiling the physics kernels" in out.stderr
+    left = subprocess.run(["pgrep", "-f", f"{tmp_path}"], capture_output=True, text=True)
+    assert not left.stdout.strip()             # no compile child left behind

@@ -1,0 +1,147 @@
+"""The first start (issue 19): the kernels compile in a background process with progress,
+kernel by kernel; the window answers meanwhile and a scene opens once its features are
+compiled; numba compiles a kernel once per argument type, not once per constant."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from numba import njit
+
+from app.kernel_compile import BackgroundCompile, features_for_document
+from engine import jitopts, warmup
+from engine.compile_progress import CompileProgress, load_manifest, write_manifest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fake_compiler(tmp_path, gate=None, fail=False):
+    """A stand-in for `engine.warmup --progress jsonl`: kernels, then features ready; the
+    "contacts" feature waits for the gate file."""
+    script = tmp_path / "fake_warmup.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, os, sys, time
+        def emit(**f): print(json.dumps(f), flush=True)
+        for i, name in enumerate(["engine.a.k1", "engine.b.k2", "engine.c.k3"]):
+            emit(event="kernel", name=name, fraction=0.2 * (i + 1), eta_s=30.0 - 10 * i)
+        if {fail!r}:
+            print("Traceback ...", file=sys.stderr)
+            print("numba.core.errors.TypingError: boom", file=sys.stderr)
+            sys.exit(1)
+        emit(event="ready", feature="step")
+        emit(event="ready", feature="interaction")
+        gate = {str(gate) if gate else ""!r}
+        while gate and not os.path.exists(gate):
+            time.sleep(0.02)
+        emit(event="ready", feature="contacts")
+        emit(event="done", seconds=1.5, kernels=3)
+    """))
+    return [sys.executable, str(script)]
+
+
+def wait_for(predicate, timeout=20.0, pump=None):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pump is not None:
+            pump()
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_background_compile_reports_kernels_features_and_the_end(tmp_path):
+    gate = tmp_path / "go"
+    c = BackgroundCompile(fake_compiler(tmp_path, gate))
+    assert wait_for(lambda: c.has(("step", "interaction")))
+    assert c.kernels == 3 and c.kernel == "k3" and c.fraction == pytest.approx(0.6)
+    assert c.running and not c.has(warmup.FEATURES)
+    assert "60 %" in c.status_line() and "10 s left" in c.status_line()
+    gate.write_text("")
+    assert wait_for(lambda: c.finished)
+    assert c.error is None and c.fraction == 1.0 and c.has(warmup.FEATURES)
+
+
+def test_a_failing_compile_says_why_in_one_line(tmp_path):
+    c = BackgroundCompile(fake_compiler(tmp_path, fail=True))
+    assert wait_for(lambda: c.error is not None)
+    assert not c.finished and "TypingError: boom" in c.error and "\n" not in c.error
+
+
+def test_scenes_with_contacts_off_need_no_detection():
+    assert features_for_document({"contacts": {"enabled": False}}) == ("step", "interaction")
+    assert features_for_document({"bodies": []}) == warmup.FEATURES
+    assert features_for_document([]) == warmup.FEATURES
+
+
+def test_progress_kernel_by_kernel_with_an_estimate(tmp_path):
+    seen = []
+
+    @njit
+    def fresh(x):          # compiles inside the listener (no cache)
+        return x * 2.0 + 1.0
+
+    name = f"{fresh.py_func.__module__}.{fresh.py_func.__qualname__}"
+    manifest = {name: (2.0, 1), "engine.other": (6.0, 2)}
+    with CompileProgress(lambda *a: seen.append(a), manifest=manifest) as p:
+        fresh(1.0)
+    assert [s[0] for s in seen] == [name]
+    assert seen[0][1] == pytest.approx(2.0 / 8.0) and seen[0][2] > 0
+    assert p.timings[0][0] == name and p.timings[0][1] > 0
+    write_manifest(p.timings + [(name, 1.0)], tmp_path / "m.json")
+    back = load_manifest(tmp_path / "m.json")
+    assert back[name][1] == 2 and back[name][0] > 1.0
+    assert load_manifest(tmp_path / "missing.json") == {}
+
+
+def test_the_manifest_names_the_kernels_a_warm_up_compiles():
+    """engine/kernel_manifest.json is what the estimates stand on: it must name the step."""
+    m = load_manifest()
+    assert any(k.endswith("iterative.step") for k in m), "run: python -m engine.warmup " \
+        "--write-manifest (with an empty NUMBA_CACHE_DIR) after changing kernels"
+    assert sum(s for s, _ in m.values()) > 1.0
+
+
+def test_compile_from_a_warm_cache_speaks_json_lines_and_no_bar_off_a_terminal():
+    out = subprocess.run([sys.executable, "-m", warmup.__name__, "--progress", "jsonl"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [e["feature"] for e in events if e["event"] == "ready"] == list(warmup.FEATURES)
+    assert events[-1]["event"] == "done" and events[-1]["kernels"] == 0
+    plain = subprocess.run([sys.executable, "-m", "app", "-q", "compile"], capture_output=True,
+                           text=True, cwd=ROOT, timeout=300)
+    assert plain.returncode == 0 and "\r" not in plain.stderr + plain.stdout
+    assert "%|" not in plain.stderr
+
+
+def test_one_compile_per_argument_type_not_per_constant():
+    jitopts.one_compile_per_type()          # engine/__init__.py did it; a second call is a no-op
+
+    @njit
+    def callee(a, k, flag):
+        return a[k] if flag else -a[k]
+
+    @njit
+    def caller(a):
+        return callee(a, 0, True) + callee(a, 1, False) + callee(a, 2, True)
+
+    assert caller(np.array([1.0, 2.0, 3.0])) == pytest.approx(1.0 - 2.0 + 3.0)
+    assert len(callee.signatures) == 1 or callee.py_func.__module__.split(".")[0] != "engine"
+
+
+def test_the_numba_internals_the_kernels_use_are_there():
+    """numba's internals the engine relies on for speed (jitopts.NO_REFCOUNT, the literal
+    drop, FastCall's entry points) exist in this numba; pyproject.toml pins the range where
+    this holds. Without them the engine still runs, slower (a loud failure here, not there)."""
+    import numba
+    from numba.core import dispatcher
+
+    from engine.solvers import iterative
+    assert jitopts.NO_REFCOUNT == {"_nrt": False}, f"numba {numba.__version__}: no _nrt"
+    assert getattr(dispatcher.Dispatcher.get_call_template, "drops_literals", False)
+    assert iterative.step.overloads and all(
+        hasattr(cres, "entry_point") for cres in iterative.step.overloads.values())
