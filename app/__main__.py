@@ -1,4 +1,4 @@
-"""`impulse` / `python -m app`: the command-line entry, one argparse tree.
+"""`impulse` / `python -m impulse.app`: the command-line entry, one argparse tree.
 
     impulse                                  the launcher (gallery of bundled scenes)
     impulse view [SCENE]                     open a scene (a file or a bundled scene's name)
@@ -144,7 +144,7 @@ def build_parser(command=None):
 
 
 def _view_arguments(p):
-    from engine.scenes_list import scene_argument
+    from impulse.engine.scenes_list import scene_argument
     p.add_argument("scene", nargs="?", type=scene_argument,
                    help="scene file (.json) or a bundled scene's name; none: the launcher")
     p.add_argument("--screenshot", help="save the last frame as PNG and exit (with --frames)")
@@ -180,12 +180,12 @@ def _check_view_args(p, args):
 
 
 def _sim_arguments(p):
-    from engine.cli import sim_parser
+    from impulse.engine.cli import sim_parser
     sim_parser(p)
 
 
 def _bench_arguments(p):
-    from engine.cli import bench_parser
+    from impulse.engine.cli import bench_parser
     bench_parser(p)
 
 
@@ -270,20 +270,20 @@ def setup_logging(verbose=0, quiet=False):
     root.addHandler(_handler)
     root.setLevel(logging.ERROR if quiet else logging.WARNING)
     level = logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO
-    for name in ("impulse", "app", "engine"):
+    for name in ("impulse",):
         logging.getLogger(name).setLevel(level)
 
 
 def compile_in_terminal():
     """`impulse sim`/`bench` on a first start: compile here, with a progress bar on a
     terminal (nothing when not a terminal; -q keeps it quiet)."""
-    from engine import warmup
+    from impulse.engine import warmup
     cached = warmup.kernels_cached()
     log.debug("physics kernels %s numba's cache", "found in" if cached else "not in")
     if not cached:
         log.info("first start: compiling the physics kernels (later starts take a second)")
         quiet = logging.getLogger("impulse").getEffectiveLevel() > logging.INFO
-        warmup.main(["--progress", "none" if quiet else "auto"])
+        warmup.main(["--progress", "none", "--quiet"] if quiet else ["--progress", "auto"])
 
 
 # ---------------------------------------------------------------- commands
@@ -296,25 +296,25 @@ def view(argv) -> int:
 
 def run_view(args) -> int:
     if args.vr:
-        from app.vr.runtime import unavailable_reason
+        from impulse.app.vr.runtime import unavailable_reason
 
         problem = unavailable_reason()
         if problem:
             log.error("%s", problem)
             return EXIT_BAD_INPUT
-    from app.kernel_compile import BackgroundCompile
-    from engine import SceneError
+    from impulse.app.kernel_compile import BackgroundCompile
+    from impulse.engine import SceneError
 
     compiling = BackgroundCompile.start_if_needed()   # a first start: the window opens now
     session = None
     if args.scene:
-        from app.session import Session
+        from impulse.app.session import Session
 
         try:
             if compiling is None:
                 session = Session.open(args.scene)
             else:
-                from engine import load_scene
+                from impulse.engine import load_scene
                 load_scene(args.scene)          # a bad file is still reported before the window
         except SceneError as e:
             log.error("%s", e)
@@ -322,8 +322,8 @@ def run_view(args) -> int:
                 compiling.stop()
             return EXIT_BAD_INPUT
     try:
-        from app.app import App
-        from app.window import Viewer
+        from impulse.app.app import App
+        from impulse.app.window import Viewer
 
         viewer = Viewer(None, args.width, args.height,
                         vsync=not (args.no_vsync or args.frames or args.vr), show_ui=not args.no_ui)
@@ -341,7 +341,7 @@ def run_view(args) -> int:
         app.open_path(args.scene)
     if session is not None:
         app.set_session(session)
-        from app.recent import add_recent
+        from impulse.app.recent import add_recent
 
         add_recent(args.scene)
     if args.vr and not app.enter_vr():
@@ -367,7 +367,7 @@ def scenes(args) -> int:
     import json
     import shutil
 
-    from engine.scenes_list import SCENES_DIR, bundled_scenes, format_scene_lines
+    from impulse.engine.scenes_list import SCENES_DIR, bundled_scenes, format_scene_lines
     items = bundled_scenes()
     if not items:
         log.error("no bundled scenes in %s", SCENES_DIR)
@@ -386,12 +386,12 @@ def scenes(args) -> int:
 
 
 def compile_kernels(args) -> int:
-    from engine import warmup
-    return warmup.main(["--progress", "none"] if args.quiet else [])
+    from impulse.engine import warmup
+    return warmup.main(["--progress", "none", "--quiet"] if args.quiet else [])
 
 
 def install_launcher(args) -> int:
-    from app.install import main as install_main
+    from impulse.app.install import main as install_main
     return install_main()
 
 
@@ -399,9 +399,9 @@ def delegate(name, argv) -> int:
     """`impulse bench viewer` / `bench vr`: their modules parse their own options; --help
     gets the command's example below."""
     if name == "bench viewer":
-        from app.bench_viewer import main as run
+        from impulse.app.bench_viewer import main as run
     else:
-        from app.bench_vr import main as run
+        from impulse.app.bench_vr import main as run
     try:
         return run(argv)
     except SystemExit as e:
@@ -423,7 +423,7 @@ def _dispatch(args, parsers, argv_rest) -> int:
     if command == "view":
         return run_view(_check_view_args(parsers["view"], args))
     if command in ("sim", "bench"):
-        from engine import cli
+        from impulse.engine import cli
         return cli.run_command(command, args)
     return {"scenes": scenes, "compile": compile_kernels,
             "install-launcher": install_launcher}[command](args)

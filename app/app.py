@@ -15,31 +15,31 @@ from pathlib import Path
 import numpy as np
 from pyglet.window import key
 
-from app import editor as E
-from app.drag import MouseGrab
-from app.gallery import SCENES
-from app.kernel_compile import features_for_path
-from app.recent import add_recent
-from app.recorder import Recorder, default_media_path
-from app.session import Session
-from app.stats import StatsSeries
-from app.ui.contacts_panel import draw_contacts_panel
-from app.ui.dialogs import Dialogs, draw_help, draw_problems
-from app.ui.inspector import draw_inspector
-from app.ui.joint_tool import JointTool
-from app.ui.launcher import Launcher
-from app.ui.layout import end_frame as end_layout_frame
-from app.ui.menu import draw_menu
-from app.ui.overlay import draw_overlay
-from app.ui.scene_tree import draw_scene_tree
-from app.ui.solver_panel import draw_solver_panel
-from app.ui.stats_panel import draw_stats_panel
-from app.ui.timeline import draw_timeline
-from app.ui.tools_panel import draw_tools
-from app.ui.vr_panel import draw_vr_panel
-from app.userdirs import documents_dir, pictures_dir, videos_dir
-from engine import SceneError
-from engine.warmup import FEATURES
+from impulse.app import editor as E
+from impulse.app.drag import MouseGrab
+from impulse.app.gallery import SCENES
+from impulse.app.kernel_compile import features_for_path
+from impulse.app.recent import add_recent
+from impulse.app.recorder import Recorder, default_media_path
+from impulse.app.session import Session
+from impulse.app.stats import StatsSeries
+from impulse.app.ui.contacts_panel import draw_contacts_panel
+from impulse.app.ui.dialogs import Dialogs, draw_help, draw_problems
+from impulse.app.ui.inspector import draw_inspector
+from impulse.app.ui.joint_tool import JointTool
+from impulse.app.ui.launcher import Launcher
+from impulse.app.ui.layout import end_frame as end_layout_frame
+from impulse.app.ui.menu import draw_menu
+from impulse.app.ui.overlay import draw_overlay
+from impulse.app.ui.scene_tree import draw_scene_tree
+from impulse.app.ui.solver_panel import draw_solver_panel
+from impulse.app.ui.stats_panel import draw_stats_panel
+from impulse.app.ui.timeline import draw_timeline
+from impulse.app.ui.tools_panel import draw_tools
+from impulse.app.ui.vr_panel import draw_vr_panel
+from impulse.app.userdirs import documents_dir, pictures_dir, videos_dir
+from impulse.engine import SceneError
+from impulse.engine.warmup import FEATURES
 
 log = logging.getLogger(__name__)
 NEW_SCENE = object()           # App.pending_open: a new empty scene
@@ -158,6 +158,7 @@ class App:
     def _open(self, path) -> bool:
         if self._waits_for_kernels(path):
             return True
+        self.pending_open = None               # the latest choice wins over a waiting one
         try:
             session = Session.open(path)
         except SceneError as e:
@@ -173,6 +174,7 @@ class App:
 
     def _new(self) -> None:
         if not self._waits_for_kernels(NEW_SCENE):
+            self.pending_open = None
             self.set_session(Session.new())
 
     def _waits_for_kernels(self, path) -> bool:
@@ -417,14 +419,14 @@ class App:
         if self.session is None:
             self.show_errors(["Enter VR: open a scene first"])
             return False
-        from app.vr.runtime import RuntimeNotFound, unavailable_reason
+        from impulse.app.vr.runtime import RuntimeNotFound, unavailable_reason
 
         problem = unavailable_reason()
         if problem:
             self.show_errors([problem])
             return False
         try:
-            from app.vr.mode import VRMode
+            from impulse.app.vr.mode import VRMode
 
             self.vr = VRMode(self, resolution_scale)
         except RuntimeNotFound as e:

@@ -19,10 +19,10 @@ import time
 
 import numpy as np
 
-from app.gallery import SCENES
-from engine import strict_json
-from engine.cli import OneLineParser
-from engine.durable import write_file
+from impulse.app.gallery import SCENES
+from impulse.engine import strict_json
+from impulse.engine.cli import OneLineParser
+from impulse.engine.durable import write_file
 
 SIZE = (1280, 720)
 
@@ -54,13 +54,13 @@ def box_stack_doc(n: int = 1000, seed: int = 1) -> dict:
 
 def boxes_world(n: int = 1000):
     """The box stack as an engine World (the fallback heavy scene)."""
-    from engine import scene_to_world
+    from impulse.engine import scene_to_world
 
     return scene_to_world(box_stack_doc(n), f"{n} boxes")
 
 
 def heavy_session():
-    from app.session import Session
+    from impulse.app.session import Session
 
     funnel = SCENES / "funnel_1000.json"
     if funnel.is_file():
@@ -107,9 +107,9 @@ def headless_rtf(session, speed: float, seconds: float, frame_s: float = 1 / 60)
 
 
 def bench(seconds: float = 5.0) -> list[dict]:
-    from app.app import App
-    from app.session import Session
-    from app.window import Viewer
+    from impulse.app.app import App
+    from impulse.app.session import Session
+    from impulse.app.window import Viewer
 
     viewer = Viewer(None, *SIZE, vsync=False)
     app = App(viewer)
@@ -150,8 +150,8 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=5.0, help="measuring time per part")
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
-    from app.xvfb import ensure_display
-    from engine.benchmarks import format_table
+    from impulse.app.xvfb import ensure_display
+    from impulse.engine.benchmarks import format_table
 
     xvfb = ensure_display(SIZE)
     try:

@@ -19,10 +19,10 @@ import time
 
 import numpy as np
 
-from app.gallery import SCENES
-from engine import strict_json
-from engine.cli import OneLineParser
-from engine.durable import write_file
+from impulse.app.gallery import SCENES
+from impulse.engine import strict_json
+from impulse.engine.cli import OneLineParser
+from impulse.engine.durable import write_file
 
 SCENE_NAMES = ("pendulum", "tree_255", "funnel_1000")
 MIRROR = (640, 360)
@@ -70,9 +70,9 @@ def measure(app, seconds: float, warmup: int = 10) -> dict:
 def bench(names, seconds: float, scale: float, paused: bool = False) -> list[dict]:
     import xr
 
-    from app.app import App
-    from app.session import Session
-    from app.window import Viewer
+    from impulse.app.app import App
+    from impulse.app.session import Session
+    from impulse.app.window import Viewer
 
     viewer = Viewer(None, *MIRROR, vsync=False)
     app = App(viewer)
@@ -113,15 +113,15 @@ def main(argv=None) -> int:
     p.add_argument("--json", nargs="?", const="-", metavar="OUT.json",
                    help="write the rows as JSON to OUT.json (no file: print JSON, not the table)")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
-    from app.vr.runtime import unavailable_reason, use_simulated_headset
+    from impulse.app.vr.runtime import unavailable_reason, use_simulated_headset
 
     problem = unavailable_reason()
     if problem:
         print(f"impulse: {problem}", file=sys.stderr)
         return 2
     use_simulated_headset()
-    from app.xvfb import ensure_display
-    from engine.benchmarks import format_table
+    from impulse.app.xvfb import ensure_display
+    from impulse.engine.benchmarks import format_table
 
     xvfb = ensure_display(MIRROR)
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.mathutil import look_at, normalize, perspective
+from impulse.app.mathutil import look_at, normalize, perspective
 
 UP = np.array([0.0, 1.0, 0.0])
 PITCH_LIMIT = np.radians(89.0)

@@ -15,9 +15,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from app.world_specs import all_joint_names, body_spec, joint_spec, joints_of, set_body_motion
-from engine import SceneError
-from engine.scene import validate
+from impulse.app.world_specs import (
+    all_joint_names,
+    body_spec,
+    joint_spec,
+    joints_of,
+    set_body_motion,
+)
+from impulse.engine import SceneError
+from impulse.engine.scene import validate
 
 
 class _Missing:
@@ -42,7 +48,7 @@ def _check(doc: dict) -> None:
 
 def check_body(spec: dict) -> None:
     """ValueError if `spec` is not a valid scene body entry (mass properties included)."""
-    from engine.bodies import body_model
+    from impulse.engine.bodies import body_model
 
     _check({"bodies": [spec]})
     body_model(spec, where=f"body {spec['name']!r}")
@@ -281,7 +287,7 @@ class EditSettings(ChangeCommand):
         self.label = f"settings: {', '.join(changes)}"
 
     def _apply(self, world, values):
-        from engine.scene_schema import SETTINGS
+        from impulse.engine.scene_schema import SETTINGS
 
         _check({"bodies": [], "settings": {**world.settings.to_dict(), **values}})
         old = {k: copy.deepcopy(getattr(world.settings, k)) for k in values}
@@ -440,7 +446,7 @@ def body_at_rest_spec(world, kind: str, position, size: float = 0.3, color=None)
 
 def joint_types() -> list[str]:
     """The joint types the editor can add: the engine's joints and springs."""
-    from engine.joints import KIND_NAMES
+    from impulse.engine.joints import KIND_NAMES
 
     return list(KIND_NAMES) + ["spring"]
 

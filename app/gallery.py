@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.paths import REPO_ROOT
+from impulse.app.paths import REPO_ROOT
 
 SCENES = REPO_ROOT / "scenes"
 DEFAULT_SCENE = SCENES / "pendulum.json"

@@ -9,7 +9,7 @@ import time
 from imgui_bundle import imgui, implot
 from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
 
-from app.userdirs import config_dir
+from impulse.app.userdirs import config_dir
 
 
 class FixedPygletRenderer(PygletProgrammablePipelineRenderer):

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.paths import ASSETS, REPO_ROOT
-from app.userdirs import data_home
-from engine.durable import write_file
+from impulse.app.paths import ASSETS, REPO_ROOT
+from impulse.app.userdirs import data_home
+from impulse.engine.durable import write_file
 
 APP_ID = "impulse"
 MIME_TYPE = "application/x-impulse-scene"
@@ -37,7 +37,7 @@ MIME_PACKAGE = f"""<?xml version="1.0" encoding="UTF-8"?>
 
 def exec_line() -> str:
     exe = shutil.which("impulse")
-    cmd = f'"{exe}"' if exe else f'"{sys.executable}" -m app'
+    cmd = f'"{exe}"' if exe else f'"{sys.executable}" -m impulse.app'
     return f"{cmd} view %f"
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.joints import (
+from impulse.engine.joints import (
     COORD_NONE,
     COORDS,
     HINGE,
@@ -31,7 +31,7 @@ from engine.joints import (
     P_LO2,
     P_MOTOR,
 )
-from engine.joints.generic import target_at
+from impulse.engine.joints.generic import target_at
 
 NO_KIND = -1               # a scene that gives anchors only: no axes, limits or targets
 SPRING = len(KIND_NAMES)   # the preview of a spring (springs are no rows of the joint table)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from engine import warmup
+from impulse.engine import warmup
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ class BackgroundCompile:
         self.finished = False
         self.error = None              # one line if the child failed
         self.seconds = None
+        self.stopped = False           # stop() ended the child (the window closed first)
         cmd = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True)
@@ -79,7 +80,9 @@ class BackgroundCompile:
                 continue
             kind = msg.get("event")
             if kind == "kernel":
-                self.kernel = str(msg.get("name", "")).rsplit(".", 1)[-1]
+                name = str(msg.get("name", ""))
+                if ".engine." in f".{name}":          # not numba's own helpers ("impl")
+                    self.kernel = name.rsplit(".", 1)[-1]
                 self.fraction = float(msg.get("fraction", self.fraction))
                 self.eta_s = msg.get("eta_s")
                 self.kernels += 1
@@ -88,7 +91,9 @@ class BackgroundCompile:
             elif kind == "done":
                 self.seconds = msg.get("seconds")
         rc = self.proc.wait()
-        if rc == 0 and self.ready >= set(warmup.FEATURES):
+        if self.stopped:
+            log.debug("the kernel compile stopped with the window (exit status %s)", rc)
+        elif rc == 0 and self.ready >= set(warmup.FEATURES):
             self.fraction = 1.0
             self.finished = True
             log.info("physics kernels ready in %s s", self.seconds)
@@ -106,6 +111,7 @@ class BackgroundCompile:
         return f"first start: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
 
     def stop(self):
+        self.stopped = True
         if self.proc.poll() is None:
             self.proc.terminate()
             try:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.batch import Batch, run_batch
+from impulse.app.batch import Batch, run_batch
 
 MIN_SPEED, MAX_SPEED = 1.0 / 8.0, 8.0
 EPS = 1e-9  # relative tolerance so 0.03 / 0.01 counts as 3 steps despite rounding

@@ -5,8 +5,8 @@ import json
 import os
 from pathlib import Path
 
-from app.userdirs import config_dir
-from engine.durable import write_file
+from impulse.app.userdirs import config_dir
+from impulse.engine.durable import write_file
 
 LIMIT = 10
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.joint_drawing import joint_drawing
+from impulse.app.joint_drawing import joint_drawing
 
 SHAPE_TABLE = ("shape_body", "shape_kind", "shape_size", "shape_local_pos", "shape_local_rot",
                "hull_vertex", "shape_hull_start", "shape_hull_count")

@@ -11,7 +11,7 @@ def save_png(image: np.ndarray, path) -> Path:
     leaves a truncated PNG); creates the parent folder. Returns the path."""
     import imageio.v3 as iio
 
-    from engine.durable import write_file
+    from impulse.engine.durable import write_file
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from app.editor import EditBody, Editor, SetMotion
-from app.gallery import SCENES
-from app.history import History
-from app.loop import FixedStepLoop
-from app.scene_view import SceneView
-from app.world_specs import body_spec, set_body_motion
-from engine import World, load_scene, save_scene
-from engine.scene import world_to_scene, write_document
-from engine.warmup import warm_interaction
+from impulse.app.editor import EditBody, Editor, SetMotion
+from impulse.app.gallery import SCENES
+from impulse.app.history import History
+from impulse.app.loop import FixedStepLoop
+from impulse.app.scene_view import SceneView
+from impulse.app.world_specs import body_spec, set_body_motion
+from impulse.engine import World, load_scene, save_scene
+from impulse.engine.scene import world_to_scene, write_document
+from impulse.engine.warmup import warm_interaction
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
 

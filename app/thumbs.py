@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from app.camera import Camera
-from app.framing import box_corners, fit_points
-from app.render import ImageTarget, RenderOptions
-from app.render.instances import build_instances
-from app.scene_view import SceneView
-from app.screenshot import save_png
-from app.userdirs import cache_dir
+from impulse.app.camera import Camera
+from impulse.app.framing import box_corners, fit_points
+from impulse.app.render import ImageTarget, RenderOptions
+from impulse.app.render.instances import build_instances
+from impulse.app.scene_view import SceneView
+from impulse.app.screenshot import save_png
+from impulse.app.userdirs import cache_dir
 
 THUMB_SIZE = (320, 180)
 VERSION = b"thumb-v4"
@@ -85,7 +85,7 @@ def render_world(ctx, renderer, world, size, options: RenderOptions | None = Non
 def thumbnail(ctx, renderer, scene_path, size=THUMB_SIZE, settled=True) -> Path:
     """Cached thumbnail of a scene file (rendered now if missing). Raises SceneError.
     settled=False: the scene as loaded, without simulating (while the kernels compile)."""
-    from engine import load_scene
+    from impulse.engine import load_scene
 
     path = thumb_path(scene_path, size, settled)
     if not path.is_file():

@@ -16,11 +16,11 @@ import moderngl
 import numpy as np
 import pyglet
 
-from app.camera import Camera
-from app.camera_control import CameraController
-from app.imgui_layer import ImGuiLayer
-from app.render import ImageTarget, Renderer, RenderOptions
-from app.screenshot import save_png
+from impulse.app.camera import Camera
+from impulse.app.camera_control import CameraController
+from impulse.app.imgui_layer import ImGuiLayer
+from impulse.app.render import ImageTarget, Renderer, RenderOptions
+from impulse.app.screenshot import save_png
 
 log = logging.getLogger(__name__)
 

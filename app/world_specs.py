@@ -9,7 +9,7 @@ import copy
 
 import numpy as np
 
-from engine.rotations import quat_to_matrix
+from impulse.engine.rotations import quat_to_matrix
 
 
 def _floats(x) -> list[float]:

@@ -5,8 +5,9 @@ and PyBullet: the table's peer columns are our ms per step divided by theirs.
 Stage times come from the step statistics: detection (Python wrapper + kernel), collisions
 (the velocity pass at t), contacts (position loop with joints and contacts, shock
 propagation, velocity correction) and the depth projection after the step (its detection
-included); depth_max_mm is the deepest contact left after a step. The funnel at h = 0.001 (the paper's step) is measured
-over 0.2 s after the cubes reach the funnel (prepared at h = 1/60 up to t = 0.9 s).
+included); depth_max_mm is the deepest contact left after a step. The funnel at h = 0.001
+(the paper's step) is measured over 0.2 s after the cubes reach the funnel (prepared at
+h = 1/60 up to t = 0.9 s).
 
 Behaviour figures (issue 16): the scenes of FIGURE_CASES are run from t = 0 at their own
 h (1/60) by our engine and, with mujoco installed, by MuJoCo on the same bodies
@@ -29,7 +30,7 @@ run of ours.
                   mass (frictionless tip: expected 1, Omega, the initial tilt, 0)
 Only some scenes: contacts(scenes=[...]), the environment variable
 IMPULSE_BENCH_SCENES=a,b (scene file names without .json, e.g. box_stack,funnel_1000) or
-`python -m engine.bench_contacts --scenes a,b [--json OUT]`.
+`python -m impulse.engine.bench_contacts --scenes a,b [--json OUT]`.
 """
 import json
 import math
@@ -77,7 +78,10 @@ def _measure(path, h, prepare, seconds):
 def _stats_row(h, st, wall):
     """The timing columns of a row from the per-step stats and wall times."""
     steps = st.shape[0]
-    ms = lambda col: st[:, col] * 1e-6
+
+    def ms(col):
+        return st[:, col] * 1e-6
+
     return {
         "h": round(h, 5), "steps": steps,
         "ms_step_mean": round(1e3 * wall.mean(), 3),
@@ -114,7 +118,7 @@ def _boxes(path):
 def _mujoco_ms(path, h, seconds):
     import mujoco
     geoms = []
-    for i, (half, pos, q, mass, mu) in enumerate(_boxes(path)):
+    for half, pos, q, mass, mu in _boxes(path):
         g = (f'<geom type="box" size="{half[0]} {half[1]} {half[2]}" friction="{mu} 0.005 0.0001"'
              + (f' mass="{mass}"' if mass else "") + "/>")
         p = " ".join(map(str, pos))
@@ -475,8 +479,8 @@ FIGURES = {"bouncing_balls": _fig_bouncing_balls, "newtons_cradle": _fig_newtons
 
 
 def main(argv=None):
-    """python -m engine.bench_contacts [--scenes a,b] [--json OUT]"""
-    from .cli import main as cli_main        # the same as `impulse bench contacts ...`
+    """python -m impulse.engine.bench_contacts [--scenes a,b] [--json OUT]"""
+    from .cli import main as cli_main  # the same as `impulse bench contacts ...`
     return cli_main(["bench", "contacts"] + list(sys.argv[1:] if argv is None else argv))
 
 

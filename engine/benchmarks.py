@@ -146,7 +146,10 @@ def format_table(rows):
     cols = list(dict.fromkeys(k for r in rows for k in r))
     cells = [[_fmt(r.get(c, "")) for c in cols] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    line = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))
+
+    def line(vals):
+        return "  ".join(v.rjust(w) for v, w in zip(vals, widths, strict=True))
+
     return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 

@@ -1,7 +1,7 @@
 """Progress of a first compile of the physics kernels, kernel by kernel, with an estimate.
 
 numba announces each compile it starts and ends ("numba:compile" events; loading from the
-cache announces nothing). kernel_manifest.json, written by `python -m engine.warmup
+cache announces nothing). kernel_manifest.json, written by `python -m impulse.engine.warmup
 --write-manifest` after the kernels change, holds the seconds each kernel took in one
 measured warm-up. Progress is the share of that total that is done; the estimate scales
 what is left by how fast this machine has gone so far. A manifest from older sources only

@@ -37,7 +37,7 @@ On a joint tree (C.keff > 0, solvers/contact_tree.py) K is the tree's (C.kpatch)
 import numpy as np
 from numba import njit
 
-from .contact_rows import STAGE_POSITION, STAGE_VELOCITY, STAGE_COLLISION, relative_velocity
+from .contact_rows import STAGE_POSITION, STAGE_VELOCITY, relative_velocity
 from .impulses import angular_impulse_to, dynamic, impulse_to
 from .jitopts import NO_REFCOUNT
 

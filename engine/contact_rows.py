@@ -353,7 +353,6 @@ def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
     take back (acc_n knn h)."""
     worst = 0.0
     for c in range(C.body.shape[0]):
-        a, b = C.body[c, 0], C.body[c, 1]
         for side in range(2):
             ensure_look_ahead(C.body[c, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
                               B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series,

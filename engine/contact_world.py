@@ -277,7 +277,8 @@ class ContactSystem:
             stats[S.T_DEPTH] = after
             # done: nothing deep; or all pushed out by shifts smaller than the detection
             # margin (no pair the detection did not list can have been reached)
-            if before <= SPLIT_DEPTH or (after <= ROUND_DEPTH and largest < w.settings.contact_margin):
+            if before <= SPLIT_DEPTH or (after <= ROUND_DEPTH
+                                         and largest < w.settings.contact_margin):
                 break
         cs = cs.copy()
         if before > SPLIT_DEPTH:      # the last detection was projected: its rows moved
@@ -310,7 +311,7 @@ class ContactSystem:
         B = self.world.B
         if h0 != h or sig != self._filter_sig:
             return None
-        for old, now in zip(state, (B.static, B.pos, B.rot, B.vel, B.omega)):
+        for old, now in zip(state, (B.static, B.pos, B.rot, B.vel, B.omega), strict=True):
             if not np.array_equal(old, now):
                 return None
         return cs

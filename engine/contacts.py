@@ -42,14 +42,34 @@ Kernels are NO_REFCOUNT (no allocation); `heavy` is the per-body "does not move"
 import numpy as np
 from numba import njit
 
-from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
-from .contact_rows import (STAGE_COLLISION, STAGE_POSITION, STAGE_VELOCITY, TOUCH_GAP,
-                           gap_base, prepare_rows, relative_velocity)
 from .clock import monotonic_ns
+from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
+from .contact_rows import (
+    STAGE_COLLISION,
+    STAGE_POSITION,
+    STAGE_VELOCITY,
+    TOUCH_GAP,
+    gap_base,
+    prepare_rows,
+    relative_velocity,
+)
 from .jitopts import NO_REFCOUNT
-from .state import (RESTITUTION_POISSON, S_CONTACT_SWEEPS, S_EPS_VEL, S_GX, S_REST_SPEED,
-                    S_RESTITUTION_LAW, T_CAP_HIT, T_COLLISIONS, WARM_N, WARM_T,
-                    WARM_TV, WARM_V, WARM_W, WARM_WV)
+from .state import (
+    RESTITUTION_POISSON,
+    S_CONTACT_SWEEPS,
+    S_EPS_VEL,
+    S_GX,
+    S_REST_SPEED,
+    S_RESTITUTION_LAW,
+    T_CAP_HIT,
+    T_COLLISIONS,
+    WARM_N,
+    WARM_T,
+    WARM_TV,
+    WARM_V,
+    WARM_W,
+    WARM_WV,
+)
 
 TINY = 1e-12
 UNREACHED = 1 << 40

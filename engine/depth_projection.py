@@ -109,12 +109,12 @@ def joint_groups(n_bodies, static, inv_mass, joint_body, enabled):
     return group, inv, free
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _target(d):
     return 0.0 if d > SPLIT_DEPTH else min(-d, 0.0)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _gap(shift, moved, group, body, normal, depth, c):
     """g = -d + n . (x_A - x_B)."""
     g = -depth[c]

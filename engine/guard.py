@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-RUNAWAY = 1e10   # |coordinate|, |velocity| [m, m/s, rad/s] beyond this: a failure (MuJoCo's mjMAXVAL)
+# |coordinate|, |velocity| [m, m/s, rad/s] beyond this: a failure (MuJoCo's mjMAXVAL)
+RUNAWAY = 1e10
 
 
 @dataclass

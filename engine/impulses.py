@@ -6,12 +6,10 @@ velocity per unit impulse at that point,
 so an impulse p at arm r changes v by p/m and w by A (r x p). A static body (or the world,
 index -1) contributes 0 and never moves.
 """
-import numpy as np
 from numba import njit
 
 from .jitopts import NO_REFCOUNT
 from .motion import omega_series, rotation_over_step
-
 
 # Hot-path kernels take the body arrays they touch one by one (flat), never the `Bodies`
 # tuple: numba increfs/decrefs every member array of a tuple at each inlined call site it is

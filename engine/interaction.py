@@ -67,14 +67,14 @@ def apply_drag(world, drag, h):
         err = want @ B.rot[b].T            # rotation that takes the body to the target
         delta = rotation_vector(err) - B.omega[b] * h
         inertia_w = B.rot[b] @ np.diag(B.inertia[b]) @ B.rot[b].T
-        l = drag.beta * inertia_w @ delta / h
+        ang = drag.beta * inertia_w @ delta / h           # angular impulse
         size = max(np.linalg.norm(drag.local_point), 0.1)
         cap_l = drag.max_force * size * h
-        nl = np.linalg.norm(l)
+        nl = np.linalg.norm(ang)
         if nl > cap_l:
-            l *= cap_l / nl
-        B.omega[b] += a_w @ l
-        drag.last_angular = l
+            ang *= cap_l / nl
+        B.omega[b] += a_w @ ang
+        drag.last_angular = ang
     return p
 
 

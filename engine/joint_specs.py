@@ -7,11 +7,35 @@ frame, so the frames coincide in the world as long as the joint holds.
 """
 import numpy as np
 
-from .joints import (COORDS, GENERIC, KIND_NAMES, LOCKS, MOTOR_POSITION, MOTOR_VELOCITY,
-                     P_BRAKE, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2, P_LO1, P_LO2,
-                     P_MAX, P_MOTOR, P_RLOCK, P_SEQ_LEN, P_SEQ_REPEAT, P_SEQ_START,
-                     P_SPRING_C, P_SPRING_K, P_SPRING_REST, P_SIZE, P_TARGET, P_TLOCK,
-                     UNIVERSAL)
+from .joints import (
+    COORDS,
+    GENERIC,
+    KIND_NAMES,
+    LOCKS,
+    MOTOR_POSITION,
+    MOTOR_VELOCITY,
+    P_BRAKE,
+    P_COORD1,
+    P_COORD2,
+    P_HI1,
+    P_HI2,
+    P_LIM1,
+    P_LIM2,
+    P_LO1,
+    P_LO2,
+    P_MAX,
+    P_MOTOR,
+    P_RLOCK,
+    P_SEQ_LEN,
+    P_SEQ_REPEAT,
+    P_SIZE,
+    P_SPRING_C,
+    P_SPRING_K,
+    P_SPRING_REST,
+    P_TARGET,
+    P_TLOCK,
+    UNIVERSAL,
+)
 
 AXIS_BITS = {"x": 1, "y": 2, "z": 4}
 

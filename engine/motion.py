@@ -18,9 +18,9 @@ With scaled terms a_k = A_k h^k/k!, o_k = w_k h^k/k!, y_k = x_k h^k/k! the binom
     w(h) = sum_k o_k,   x(h) = sum_k y_k   (k up to N for w, N+1 for x).
 M_rot (3.8) is this map applied to the three world unit vectors, orthonormalised by the
 iteration of sec. 3; R(h) = M_rot R (3.9). The look-ahead of a point uses the same M_rot, so
-a joint that the look-ahead found closed is closed after the step too. Zero principal moments give zero
-entries of J^-1 (the report's rule); the spin about such an axis carries no energy and is
-dropped.
+a joint that the look-ahead found closed is closed after the step too. Zero principal moments
+give zero entries of J^-1 (the report's rule); the spin about such an axis carries no energy
+and is dropped.
 """
 import numpy as np
 from numba import njit
@@ -43,7 +43,7 @@ def world_inertia(rot, inertia, inv_inertia, out_inertia, out_inv_inertia):
             out_inv_inertia[i, j] = t
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def omega_series(inertia_w, inv_inertia_w, omega, h, order, out, scratch):
     """Scaled Taylor terms o_0..o_N of w(t) at t = h (see module doc). out: (N+1, 3).
 
@@ -110,7 +110,7 @@ def rotate_ahead(series, order, h, rx, ry, rz, scratch):
     return tx, ty, tz
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def rotation_over_step(series, order, h, out, scratch_y):
     """M_rot (3.8): the images of the world unit vectors over h, orthonormalised.
 

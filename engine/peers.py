@@ -259,7 +259,7 @@ def mjcf_contacts(world, integrator="Euler"):
     h = world.settings.h
     joint_of = {}                       # dynamic body -> (kind, world anchor, world axis)
     jointed = set()
-    for jm, wa in zip(world.joint_models, world.joint_anchor_world()):
+    for jm, wa in zip(world.joint_models, world.joint_anchor_world(), strict=True):
         names = jm.bodies
         idx = [-1 if n == "world" else world.body_index(n) for n in names]
         dyn = [s for s in (0, 1) if idx[s] >= 0 and not B.static[idx[s]]]

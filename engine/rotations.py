@@ -34,7 +34,7 @@ def matrix_to_quat(m):
     return q if q[0] >= 0 else -q
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def orthonormalise(m):
     """Schmitt's symmetric orthonormalisation of the columns of m, in place (sec. 3).
 

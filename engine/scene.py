@@ -90,7 +90,8 @@ def validate(doc, source="<scene>"):
     """Raise SceneError listing every problem of a parsed scene document."""
     problems = [(p, "must be a finite number") for p in _non_finite(doc)]
     if not problems:
-        errs = sorted(_VALIDATOR.iter_errors(doc), key=lambda e: (list(map(str, e.path)), e.validator))
+        errs = sorted(_VALIDATOR.iter_errors(doc),
+                      key=lambda e: (list(map(str, e.path)), e.validator))
         problems = [(_json_path(e.absolute_path), _sentence(e)) for e in errs]
         problems = list(dict.fromkeys(problems))  # dedupe, keep order
     if not problems:
@@ -106,8 +107,9 @@ def _reference_problems(doc):
         if b["name"] == WORLD:
             problems.append((f"$.bodies[{i}].name", "'world' is reserved for the fixed world"))
         elif b["name"] in names:
+            first = names[b["name"]]
             problems.append((f"$.bodies[{i}].name",
-                             f"duplicate body name {b['name']!r} (also $.bodies[{names[b['name']]}])"))
+                             f"duplicate body name {b['name']!r} (also $.bodies[{first}])"))
         names.setdefault(b["name"], i)
         if "orientation" in b and sum(x * x for x in b["orientation"]) < 1e-12:
             problems.append((f"$.bodies[{i}].orientation", "quaternion has zero length"))

@@ -15,6 +15,7 @@ Mass properties of a unit-density shape about its own centre, in its own frame:
 import numpy as np
 
 from .collision.shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE  # one definition
+
 KIND_BY_NAME = {"plane": PLANE, "sphere": SPHERE, "box": BOX, "capsule": CAPSULE,
                 "cylinder": CYLINDER, "hull": HULL}
 NAME_BY_KIND = {v: k for k, v in KIND_BY_NAME.items()}

@@ -133,13 +133,14 @@ def warm_interaction():
 
 
 def main(argv=None) -> int:
-    """`impulse compile` / `python -m engine.warmup`."""
+    """`impulse compile` / `python -m impulse.engine.warmup`."""
     p = argparse.ArgumentParser(prog="impulse compile", description="compile the physics "
                                 "kernels into the cache now (later starts take a second)")
     p.add_argument("--progress", choices=("auto", "bar", "jsonl", "none"), default="auto",
                    help="a progress bar on a terminal (auto), JSON lines for a program, none")
     p.add_argument("--features", default=",".join(FEATURES),
                    help=f"comma-separated subset of {','.join(FEATURES)}")
+    p.add_argument("--quiet", action="store_true", help="no closing line")
     p.add_argument("--write-manifest", action="store_true",
                    help="store each kernel's compile seconds for later estimates "
                         "(engine/kernel_manifest.json; after changing kernels)")
@@ -188,7 +189,7 @@ def main(argv=None) -> int:
         write_manifest(progress.timings)
     if mode == "jsonl":
         emit(event="done", seconds=round(seconds, 1), kernels=progress.kernels)
-    else:
+    elif not args.quiet:
         print(f"physics kernels ready in {seconds:.1f} s ({progress.kernels} compiled)",
               file=sys.stderr)
     return 0

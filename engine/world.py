@@ -161,7 +161,7 @@ class World:
     def _append_bodies(self, models, specs):
         k = len(models)
         new = S.empty_bodies(k, self._order)
-        for i, (m, spec) in enumerate(zip(models, specs)):
+        for i, (m, spec) in enumerate(zip(models, specs, strict=True)):
             rot_scene = quat_to_matrix(spec.get("orientation", [1.0, 0.0, 0.0, 0.0]))
             pos_scene = np.asarray(spec.get("position", [0.0, 0.0, 0.0]), dtype=np.float64)
             new.rot[i] = rot_scene @ m.frame
@@ -170,13 +170,14 @@ class World:
                 w = np.asarray(spec.get("angular_velocity", [0.0, 0.0, 0.0]), dtype=np.float64)
                 v = np.asarray(spec.get("velocity", [0.0, 0.0, 0.0]), dtype=np.float64)
                 new.omega[i] = w
-                new.vel[i] = v + np.cross(w, new.pos[i] - pos_scene)  # velocity is the frame origin's
+                # velocity is the frame origin's
+                new.vel[i] = v + np.cross(w, new.pos[i] - pos_scene)
                 new.inv_mass[i] = 1.0 / m.mass
                 new.inertia[i] = m.inertia
                 new.inv_inertia[i] = np.where(m.inertia > 0,
                                               1.0 / np.where(m.inertia > 0, m.inertia, 1.0), 0.0)
             new.static[i] = m.static
-        self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new)])
+        self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new, strict=True)])
         self.collision.add_bodies(models, len(self.models))
         self.models.extend(models)
 
@@ -217,7 +218,8 @@ class World:
             row.rest[0] = spec.get("rest_length", float(np.linalg.norm(p[1] - p[0])))
             row.stiff[0] = spec["stiffness"]
             row.damp[0] = spec.get("damping", 0.0)
-            self.Sp = S.Springs(*[np.concatenate([x, y]) for x, y in zip(self.Sp, row)])
+            self.Sp = S.Springs(*[np.concatenate([x, y])
+                                  for x, y in zip(self.Sp, row, strict=True)])
             self.spring_models.append(model)
         else:
             kind, param, seq = parameters(spec)
@@ -228,7 +230,8 @@ class World:
             row.frame[0] = local_frames(self, spec, (ia, ib))
             param[P_SEQ_START] = self.J.seq.shape[0]
             row.param[0] = param
-            self.J = S.Joints(*[np.concatenate([x, y]) for x, y in zip(self.J[:-1], row[:-1])],
+            self.J = S.Joints(*[np.concatenate([x, y])
+                                for x, y in zip(self.J[:-1], row[:-1], strict=True)],
                               seq=np.concatenate([self.J.seq, seq]))
             self.joint_models.append(model)
 
@@ -273,9 +276,10 @@ class World:
         if "anchor" in spec:
             return np.array([self._to_local(b, spec["anchor"]) for b in idx])
         if "anchors" in spec:   # world points, one per body (springs)
-            return np.array([self._to_local(b, p) for b, p in zip(idx, spec["anchors"])])
+            return np.array([self._to_local(b, p)
+                             for b, p in zip(idx, spec["anchors"], strict=False)])
         return np.array([self._scene_to_principal(b, p)
-                         for b, p in zip(idx, spec["local_anchors"])])
+                         for b, p in zip(idx, spec["local_anchors"], strict=False)])
 
     def joint_index(self, name):
         for i, jm in enumerate(self.joint_models):
@@ -453,7 +457,8 @@ class World:
         g = np.asarray(self.settings.gravity, np.float64)
         energy[0] = sum(iterative.energy(self.B, self.Sp, g))
         if rec[0].shape[0]:
-            for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega)):
+            for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega),
+                              strict=True):
                 a[0] = src
         t0 = _time.perf_counter()
         r = 1
@@ -462,7 +467,8 @@ class World:
             stats[s] = self.stats
             energy[s + 1] = sum(iterative.energy(self.B, self.Sp, g))
             if record_every > 0 and (s + 1) % record_every == 0 and r < rec[0].shape[0]:
-                for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega)):
+                for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega),
+                                  strict=True):
                     a[r] = src
                 r += 1
         return _time.perf_counter() - t0

@@ -263,7 +263,7 @@ def _mass_properties(spec):
     spec, as the engine computes them."""
     if os.path.dirname(HERE) not in sys.path:
         sys.path.insert(0, os.path.dirname(HERE))
-    from engine.bodies import body_model
+    from impulse.engine.bodies import body_model
     m = body_model(spec)
     return m.mass, m.inertia, m.com, m.frame
 

@@ -1,11 +1,9 @@
 import os
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENES = os.path.join(ROOT, "scenes")
-sys.path.insert(0, ROOT)
 
 
 # contact scenes lose energy in inelastic impacts and friction: tests/test_engine_contacts.py
@@ -96,7 +94,7 @@ def xvfb():
 def pytest_sessionstart(session):
     """Compile the physics kernels once, in this process, before any test starts a
     subprocess (which then loads numba's cache instead of compiling for minutes)."""
-    from engine.warmup import warm_up
+    from impulse.engine.warmup import warm_up
     warm_up()
 
 

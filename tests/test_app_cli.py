@@ -19,7 +19,7 @@ def display(xvfb):
 
 
 def impulse(*args, env=None, timeout=120):
-    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=REPO, env=env,
+    return subprocess.Popen([sys.executable, "-m", "impulse.app", *args], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -72,7 +72,7 @@ def test_view_bad_file_prints_one_line_and_exits_2(tmp_path):
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1
         assert str(path) in err
     assert "$.bodies[0].mass" in subprocess.run(
-        [sys.executable, "-m", "app", "view", str(bad)], cwd=REPO, capture_output=True,
+        [sys.executable, "-m", "impulse.app", "view", str(bad)], cwd=REPO, capture_output=True,
         text=True, timeout=60).stderr
 
 
@@ -95,7 +95,7 @@ def test_install_launcher_writes_desktop_entry_and_icons(tmp_path):
 
 @pytest.mark.slow
 def test_sim_and_bench_still_go_to_the_engine_cli(scene_path):
-    res = subprocess.run([sys.executable, "-m", "app", "sim", scene_path("pendulum.json"),
+    res = subprocess.run([sys.executable, "-m", "impulse.app", "sim", scene_path("pendulum.json"),
                           "--duration", "0.1", "--json"], cwd=REPO, capture_output=True,
                          text=True, timeout=120)
     assert res.returncode == 0, res.stderr

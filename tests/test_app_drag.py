@@ -4,9 +4,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from app.camera import Camera
-from app.drag import MOD_SHIFT, MouseGrab
-from engine import scene_to_world
+from impulse.app.camera import Camera
+from impulse.app.drag import MOD_SHIFT, MouseGrab
+from impulse.engine import scene_to_world
 
 from app_scenes import drag_scene
 

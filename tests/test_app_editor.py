@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from app.editor import (
+from impulse.app.editor import (
     AddBody,
     AddContactFilter,
     AddJoint,
@@ -20,7 +20,7 @@ from app.editor import (
     SetMotion,
     body_at_rest_spec,
 )
-from engine import load_scene, world_to_scene
+from impulse.engine import load_scene, world_to_scene
 
 
 def doc_of(world):
@@ -146,8 +146,8 @@ def test_settings_motion_duplicate_filters(world):
 
 
 def test_session_reset_history_and_failed_save_keeps_the_file(scene_path, tmp_path):
-    from app.session import Session, states_equal
-    from engine import load_scene
+    from impulse.app.session import Session, states_equal
+    from impulse.engine import load_scene
 
     path = tmp_path / "dp.json"
     path.write_bytes(open(scene_path("double_pendulum.json"), "rb").read())
@@ -183,8 +183,8 @@ def test_session_reset_history_and_failed_save_keeps_the_file(scene_path, tmp_pa
 
 
 def test_new_scene_has_a_ground_and_saves_as_a_valid_file(tmp_path):
-    from app.session import Session, states_equal
-    from engine import load_scene
+    from impulse.app.session import Session, states_equal
+    from impulse.engine import load_scene
 
     ses = Session.new()
     assert ses.world.body_names == ["ground"] and ses.path is None
@@ -220,9 +220,9 @@ def _copy(scene_path, tmp_path, name, mode=0o644):
 
 
 def test_save_writes_the_scene_as_edited_with_its_initial_state(scene_path, tmp_path):
-    from app.editor import SetMotion
-    from app.session import Session
-    from engine import load_scene
+    from impulse.app.editor import SetMotion
+    from impulse.app.session import Session
+    from impulse.engine import load_scene
 
     path = _copy(scene_path, tmp_path, "box_stack.json")
     ses = Session.open(str(path))
@@ -251,8 +251,8 @@ def test_save_writes_the_scene_as_edited_with_its_initial_state(scene_path, tmp_
 
 
 def test_save_state_writes_this_moment_exactly_and_keeps_the_open_file(scene_path, tmp_path):
-    from app.session import Session
-    from engine import load_scene
+    from impulse.app.session import Session
+    from impulse.engine import load_scene
 
     path = _copy(scene_path, tmp_path, "box_stack.json")
     before = path.read_bytes()
@@ -270,7 +270,7 @@ def test_save_state_writes_this_moment_exactly_and_keeps_the_open_file(scene_pat
 
 
 def test_bundled_scenes_are_never_written(scene_path):
-    from app.session import Session
+    from impulse.app.session import Session
 
     path = scene_path("pendulum.json")
     before = open(path, "rb").read()

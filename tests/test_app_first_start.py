@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from app.kernel_compile import BackgroundCompile
-from app.screenshot import save_png
+from impulse.app.kernel_compile import BackgroundCompile
+from impulse.app.screenshot import save_png
+
 from test_app_gui import app, display, pump  # noqa: F401
 from test_first_start import fake_compiler
 
@@ -74,9 +75,9 @@ def test_the_window_opens_within_seconds_on_a_cold_cache(display, tmp_path):  # 
            "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "c")}
     shot = tmp_path / "first.png"
     t = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "app", "--frames", "5", "--screenshot",
-                          str(shot)], env=env, cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run([sys.executable, "-m", "impulse.app", "view", "--frames", "5",
+                          "--screenshot", str(shot)], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
     took = time.monotonic() - t
     assert out.returncode == 0, out.stderr
     assert shot.is_file() and "screenshot:" in out.stdout

@@ -36,8 +36,8 @@ def display(xvfb, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def app(display):
-    from app.app import App
-    from app.window import Viewer
+    from impulse.app.app import App
+    from impulse.app.window import Viewer
 
     v = Viewer(None, W, H, vsync=False)
     a = App(v, media_dir=str(display[1]))
@@ -75,7 +75,7 @@ def imgui_screen(app, x, y):
 
 
 def click_button(app, key):
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     assert key in rects, f"button {key!r} was not drawn"
     for _ in range(40):        # below the fold (e.g. a gallery card): wheel down to it
@@ -113,13 +113,13 @@ def open_scene(app, path, paused=True):
 
 
 def test_launcher_gallery_opens_a_scene(app, display):
-    from app.gallery import scene_entries
+    from impulse.app.gallery import scene_entries
 
     entries = scene_entries()
     assert len(entries) >= 5
     assert wait_until(lambda: app.launcher.thumbnails_done, lambda: pump(app), timeout=60)
     pump(app, 2)
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     for e in entries:
         assert f"card.{e.name}" in rects
@@ -258,14 +258,14 @@ def test_joint_tool_joins_two_bodies_and_undo_removes_it(app, tmp_path, kind):
 
 
 def test_palette_drop_save_and_load_same_state(app, tmp_path, monkeypatch):
-    from app.session import states_equal
-    from engine import load_scene
+    from impulse.app.session import states_equal
+    from impulse.engine import load_scene
 
     path = write(tmp_path, "save.json", drag_scene())
     open_scene(app, path)
     w = app.session.world
     n = len(w.body_names)
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     x0, y0, x1, y1 = rects["palette.sphere"]
     xdo("mousemove", *imgui_screen(app, (x0 + x1) / 2, (y0 + y1) / 2))
@@ -293,7 +293,7 @@ def test_palette_drop_save_and_load_same_state(app, tmp_path, monkeypatch):
     assert states_equal(load_scene(path), w, tol=1e-9)
     # a failed save shows the error and leaves the file as it was
     before = open(path, "rb").read()
-    from app.editor import EditBody
+    from impulse.app.editor import EditBody
 
     app.run(EditBody(new, {"color": [0.0, 1.0, 0.0]}))
 
@@ -308,7 +308,7 @@ def test_palette_drop_save_and_load_same_state(app, tmp_path, monkeypatch):
 
 
 def test_dropped_file_asks_about_unsaved_changes_then_opens(app, tmp_path, scene_path):
-    from app.editor import Duplicate
+    from impulse.app.editor import Duplicate
 
     open_scene(app, write(tmp_path, "one.json", drag_scene()))
     app.errors = []
@@ -401,7 +401,7 @@ def test_inspector_and_solver_edits_are_undoable_commands(app, tmp_path):
 def test_contact_filter_stops_a_collision(app, tmp_path):
     """A crate falls on a fixed shelf and stays there; with the filter crate/shelf added
     through the Contacts panel it falls through the shelf to the ground; undo restores."""
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     from app_scenes import box, doc
 
@@ -436,7 +436,7 @@ def test_contact_filter_stops_a_collision(app, tmp_path):
 def start_typing(app, key):
     """Put an edit field into text entry: a drag field takes Ctrl+click, an input field a
     click; Ctrl+A selects what it shows."""
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     x0, y0, x1, y1 = rects[key]
     xdo("mousemove", *imgui_screen(app, x0 + 12, (y0 + y1) / 2))     # the first component
@@ -467,7 +467,7 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
     """Typing into each kind of field (a float and a vector in the Inspector, a scientific and
     an integer field in the Solver panel) and leaving it applies exactly the typed double as
     one undo entry; the saved file keeps it; an attempt that changes nothing adds nothing."""
-    from app.world_specs import body_spec
+    from impulse.app.world_specs import body_spec
 
     path = write(tmp_path, "typed.json", drag_scene())
     open_scene(app, path)
@@ -518,8 +518,8 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
 # `impulse view` as a user starts it, which also writes where the dialog's buttons are drawn
 QUIT_DRIVER = """
 import json, os, sys
-from app import __main__ as entry
-from app.ui import widgets
+from impulse.app import __main__ as entry
+from impulse.app.ui import widgets
 record = widgets.record_rect
 def record_and_publish(key):
     record(key)

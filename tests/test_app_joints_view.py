@@ -45,7 +45,7 @@ def drawn_along(app, on, off, p0, p1, fractions) -> list[bool]:
 
 @pytest.mark.gui
 def test_gallery_uses_the_window_width(app, display):         # first: no scene is open yet
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     assert app.session is None                           # the app starts in the launcher
     pump(app, 3)
@@ -166,10 +166,10 @@ def test_anchor_choice_places_the_new_joints_anchor(app, tmp_path, choice, expec
 def test_every_bundled_scene_fills_its_thumbnail(app):
     """Without the grid, what the scene draws covers at least half the picture's width or
     height (the old thumbnails, framed by the scene camera, showed specks: 25-45 %)."""
-    from app.gallery import scene_entries
-    from app.render import RenderOptions
-    from app.thumbs import THUMB_SIZE, render_world, settle
-    from engine import load_scene
+    from impulse.app.gallery import scene_entries
+    from impulse.app.render import RenderOptions
+    from impulse.app.thumbs import THUMB_SIZE, render_world, settle
+    from impulse.engine import load_scene
 
     opts = RenderOptions(grid=False)
     background = np.round(np.array(opts.background) * 255)
@@ -191,10 +191,10 @@ def test_every_bundled_scene_fills_its_thumbnail(app):
 def test_needles_and_axes_show_the_engines_joint_coordinates(scene_path, scene):
     """The drawn frames are the engine's: B's needle stands at the joint's angle in the arc's
     plane, B's anchor at the joint's offset along A's axis."""
-    from app.joint_drawing import joint_drawing
-    from app.render.joint_gizmos import angle_planes
-    from engine import load_scene
-    from engine.joints import COORD_ANGLE_B_Y, COORD_ANGLE_X, COORD_OFFSET_X
+    from impulse.app.joint_drawing import joint_drawing
+    from impulse.app.render.joint_gizmos import angle_planes
+    from impulse.engine import load_scene
+    from impulse.engine.joints import COORD_ANGLE_B_Y, COORD_ANGLE_X, COORD_OFFSET_X
 
     w = load_scene(scene_path(scene))
     w.run(40)

@@ -13,8 +13,8 @@ PANELS = ("Scene", "Inspector", "Solver", "Stats", "Tools", "Contacts", "Timelin
 
 @pytest.fixture(params=[(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
 def sized_app(request, display, tmp_path, monkeypatch):  # noqa: F811
-    from app.app import App
-    from app.window import Viewer
+    from impulse.app.app import App
+    from impulse.app.window import Viewer
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))   # no saved layout yet
     v = Viewer(None, *request.param, vsync=False)
     a = App(v, media_dir=str(display[1]))
@@ -50,7 +50,7 @@ def test_no_panel_cuts_its_text(sized_app, scene_path, selection):
 
 
 def test_plots_have_a_usable_height_and_log_ticks(sized_app, scene_path):
-    from app.ui import stats_panel
+    from impulse.app.ui import stats_panel
     a = sized_app
     assert a._open(scene_path("chain8.json"))
     a.panels["stats"] = True
@@ -83,7 +83,7 @@ def test_stats_fit_without_scrolling(sized_app, scene_path):
 def test_reset_layout_puts_panels_back(sized_app, scene_path):
     from imgui_bundle import imgui
 
-    from app.ui.layout import rect, reset_layout
+    from impulse.app.ui.layout import rect, reset_layout
     a = sized_app
     assert a._open(scene_path("pendulum.json"))
     pump(a, 3)

@@ -24,7 +24,7 @@ def panel_pixels(img):
 
 def test_f12_and_shift_f12_choose_the_panels_and_go_to_pictures(app, scene_path,  # noqa: F811
                                                                  tmp_path, monkeypatch):
-    import app.app as app_module
+    import impulse.app.app as app_module
     monkeypatch.setattr(app_module, "pictures_dir", lambda: tmp_path / "Pictures")
     monkeypatch.setattr(app, "media_dir", None)
     open_scene(app, scene_path("box_stack.json"))
@@ -55,7 +55,7 @@ def test_f12_and_shift_f12_choose_the_panels_and_go_to_pictures(app, scene_path,
 
 def test_f9_records_the_same_content_to_videos(app, scene_path, tmp_path,  # noqa: F811
                                                monkeypatch):
-    import app.app as app_module
+    import impulse.app.app as app_module
     monkeypatch.setattr(app_module, "videos_dir", lambda: tmp_path / "Videos")
     monkeypatch.setattr(app, "media_dir", None)
     app.capture_panels = True

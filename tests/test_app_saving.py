@@ -19,7 +19,7 @@ def xdo(*args):
 
 def test_ctrl_s_on_a_bundled_scene_asks_for_a_copy_in_documents(app, scene_path,  # noqa: F811
                                                                  tmp_path, monkeypatch):
-    import app.app as app_module
+    import impulse.app.app as app_module
     monkeypatch.setattr(app_module, "documents_dir", lambda: tmp_path / "Documents")
     path = scene_path("box_stack.json")
     before = open(path, "rb").read()

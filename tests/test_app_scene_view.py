@@ -1,9 +1,9 @@
 """SceneView: the renderer's shape table from a World, refreshed after every kind of edit."""
 import numpy as np
 
-from app.editor import AddBody, EditBody, Editor, RemoveBody, body_at_rest_spec
-from app.scene_view import SceneView
-from engine import load_scene
+from impulse.app.editor import AddBody, EditBody, Editor, RemoveBody, body_at_rest_spec
+from impulse.app.scene_view import SceneView
+from impulse.engine import load_scene
 
 
 def test_shape_table_follows_edits(scene_path):

@@ -31,7 +31,7 @@ def test_the_first_click_after_a_tool_button_reaches_the_view(app, tmp_path):  #
 def test_a_click_on_a_panel_stays_the_panels(app, tmp_path):  # noqa: F811
     open_scene(app, write(tmp_path, "two.json", two_boxes()))
     app.selection = None
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
     x0, y0, x1, y1 = rects["joint.start"]
     wx, wy = app.viewer.window.get_location()
     xdo("mousemove", str(int(wx + x1 + 5)), str(int(wy + y0 + 2)))      # the panel, no button
@@ -56,7 +56,7 @@ def test_open_scenes_paused_when_asked(app, scene_path):  # noqa: F811
 
 
 def test_contact_depths_in_words():
-    from app.ui.contacts_panel import depth_text
+    from impulse.app.ui.contacts_panel import depth_text
     assert depth_text(-1e-9) == depth_text(0.0) == depth_text(4e-6) == "touching"
     assert depth_text(2.5e-4) == "overlap 0.25 mm"
     assert depth_text(-3e-3) == "gap 3.00 mm"

@@ -2,7 +2,7 @@
 the box stack as a valid scene of free, spinning boxes without gravity."""
 import numpy as np
 
-from app.bench_viewer import box_stack_doc, boxes_world
+from impulse.app.bench_viewer import box_stack_doc, boxes_world
 
 
 def test_box_stack_is_a_valid_scene_of_spinning_boxes_in_columns_of_ten():

@@ -1,4 +1,4 @@
-"""The `impulse` command tree as a user runs it (subprocesses of `python -m app`): --help
+"""The `impulse` command tree as a user runs it (subprocesses of `python -m impulse.app`): --help
 lists every command, each command's --help has an example, --version, `impulse scenes`,
 bundled scenes by name, -v/-q, and one-line errors with exit status 2."""
 import json
@@ -19,7 +19,7 @@ COMMANDS = ["view", "sim", "bench", "bench viewer", "bench vr", "compile", "scen
 
 def impulse(*args, cwd=REPO, env=None, timeout=300):
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "utf-8", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "impulse.app", *args], capture_output=True,
                           text=True, cwd=cwd, env=env, timeout=timeout)
 
 
@@ -132,9 +132,10 @@ def test_view_takes_a_bundled_scene_by_name(xvfb, tmp_path):
     assert f"screenshot: {shot}" in r.stdout and shot.stat().st_size > 1000
 
 
-# `python -m app` with numba's cache reported empty: the first-start notice is due
-FRESH = ("import runpy, sys; import engine.warmup as w; w.kernels_cached = lambda: False; "
-         "sys.argv = ['impulse'] + sys.argv[1:]; runpy.run_module('app', run_name='__main__')")
+# `python -m impulse.app` with numba's cache reported empty: the first-start notice is due
+FRESH = ("import runpy, sys; import impulse.engine.warmup as w; "
+         "w.kernels_cached = lambda: False; sys.argv = ['impulse'] + sys.argv[1:]; "
+         "runpy.run_module('impulse.app', run_name='__main__')")
 
 
 def fresh_impulse(*args):
@@ -147,7 +148,7 @@ def test_compile_notice_shows_by_default_and_quiet_silences_it():
     run = ["sim", "pendulum", "--duration", "0.05", "--json"]
     r = fresh_impulse(*run)
     assert r.returncode == 0, r.stderr
-    assert r.stderr.startswith("impulse: compiling the physics kernels")
+    assert r.stderr.startswith("impulse: first start: compiling the physics kernels")
     assert json.loads(r.stdout)["steps"] == 5               # stdout: only the program's output
     for quiet in (["-q", *run], [*run, "--quiet"]):
         r = fresh_impulse(*quiet)
@@ -162,7 +163,7 @@ def test_verbose_logs_debug_messages_on_stderr():
     assert json.loads(r.stdout)["steps"] == 5
     debug = [ln for ln in r.stderr.splitlines() if ln.startswith("impulse: debug ")]
     assert any("command: sim" in ln for ln in debug)
-    assert any("[engine.scenes_list]" in ln and "chain8.json" in ln for ln in debug)
+    assert any("engine.scenes_list]" in ln and "chain8.json" in ln for ln in debug)
     assert "numba's cache" in r.stderr
     r = impulse("sim", "chain8", "--duration", "0.05", "--json")
     assert r.returncode == 0 and r.stderr == ""

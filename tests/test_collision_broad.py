@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.collision import (
+from impulse.engine.collision import (
     BOX,
     CAPSULE,
     CYLINDER,
@@ -220,7 +220,7 @@ def test_ray_plane_helper():
 
 
 def test_benchmark_scene_resting_cubes():
-    from engine.collision.bench import resting_cubes
+    from impulse.engine.collision.bench import resting_cubes
     shapes, state = resting_cubes(27, gap=0.02, yaw=0.0)
     det = CollisionDetector(*shapes, margin=0.01)
     cs = det.detect(*state, 0.01)

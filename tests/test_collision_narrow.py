@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from engine.collision import (
+from impulse.engine.collision import (
     BOX,
     CAPSULE,
     CYLINDER,

@@ -14,8 +14,8 @@ KEYS = ["scene", "steps", "sim_time", "wall_time", "realtime_factor", "correctio
 
 
 def impulse(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
+    return subprocess.run([sys.executable, "-m", "impulse.app", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=600)
 
 
 @pytest.mark.slow
@@ -169,7 +169,7 @@ def test_bench_chain8_table_and_json(tmp_path):
 @pytest.mark.slow
 def test_no_arguments_without_a_display_says_so_in_one_line():
     """`impulse` opens the launcher window (tests/test_app_gui.py); without X it must explain."""
-    r = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "impulse.app"], capture_output=True, text=True,
                        timeout=120, env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
     assert r.returncode == 1
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

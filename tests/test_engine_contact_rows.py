@@ -3,11 +3,11 @@ linearised look-ahead against the exact one."""
 import numpy as np
 import pytest
 
-from engine import contact_rows, contacts
-from engine import state as S
-from engine.impulses import add_k_matrix
-from engine.scene import scene_to_world
-from engine.solvers.iterative import prepare
+from impulse.engine import contact_rows, contacts
+from impulse.engine import state as S
+from impulse.engine.impulses import add_k_matrix
+from impulse.engine.scene import scene_to_world
+from impulse.engine.solvers.iterative import prepare
 
 from test_engine_contact_tree import inverse_mass_matrix
 from test_engine_contacts import doc, ground

@@ -2,10 +2,10 @@
 the tree is the Schur complement of the joints, checked against a dense computation."""
 import numpy as np
 
-from engine import contact_rows, contacts
-from engine.scene import scene_to_world
-from engine.solvers import SOLVERS, contact_tree, rounds
-from engine.solvers.iterative import prepare
+from impulse.engine import contact_rows, contacts
+from impulse.engine.scene import scene_to_world
+from impulse.engine.solvers import SOLVERS, contact_tree, rounds
+from impulse.engine.solvers.iterative import prepare
 
 from test_engine_contacts import doc, ground
 

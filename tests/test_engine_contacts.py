@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from engine.scene import load_scene, scene_to_world
+from impulse.engine.scene import load_scene, scene_to_world
 
 SCENES = os.path.join(os.path.dirname(__file__), "..", "scenes")
 

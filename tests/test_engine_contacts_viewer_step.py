@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from engine import state as S
-from engine.scene import scene_to_world
+from impulse.engine import state as S
+from impulse.engine.scene import scene_to_world
 
 G = 9.81
 VIEWER_STEPS = [1 / 30, 1 / 60, 1 / 120, pytest.param(0.001, marks=pytest.mark.slow)]

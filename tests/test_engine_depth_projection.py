@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from engine import depth_projection
-from engine import state as S
-from engine.contact_rows import SPLIT_DEPTH
-from engine.scene import scene_to_world
+from impulse.engine import depth_projection
+from impulse.engine import state as S
+from impulse.engine.contact_rows import SPLIT_DEPTH
+from impulse.engine.scene import scene_to_world
 
 from test_engine_contacts import doc, ground
 

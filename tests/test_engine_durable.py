@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from engine import durable
-from engine.durable import WriteError, open_for_write, write_file
-from engine.scene import load_scene, save_scene
+from impulse.engine import durable
+from impulse.engine.durable import WriteError, open_for_write, write_file
+from impulse.engine.scene import load_scene, save_scene
 
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
@@ -58,7 +58,7 @@ def test_a_planted_symlink_at_the_old_temp_name_is_not_followed(tmp_path, scene_
     victim.write_text("precious")
     out = tmp_path / "t.csv"
     (tmp_path / "t.csv.tmp").symlink_to(victim)
-    r = subprocess.run([sys.executable, "-m", "app", "sim", scene_path("pendulum.json"),
+    r = subprocess.run([sys.executable, "-m", "impulse.app", "sim", scene_path("pendulum.json"),
                         "--duration", "0.05", "--trajectory", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -92,7 +92,7 @@ def test_a_temp_file_left_by_a_killed_process_is_removed_at_the_next_write(tmp_p
     p = tmp_path / "a.json"
     child = subprocess.run([sys.executable, "-c", """
 import os, sys
-from engine.durable import open_for_write
+from impulse.engine.durable import open_for_write
 with open_for_write(sys.argv[1]) as f:
     f.write("partial")
     f.flush()
@@ -116,7 +116,7 @@ def test_a_live_writers_temp_file_is_left_alone(tmp_path):
 def test_thumbnail_png_is_written_whole(tmp_path):
     import numpy as np
 
-    from app.screenshot import save_png
+    from impulse.app.screenshot import save_png
     img = np.zeros((8, 12, 3), np.uint8)
     img[2:5, 3:9] = 200
     out = save_png(img, tmp_path / "t.png")

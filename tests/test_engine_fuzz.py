@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.scene import SceneError, scene_to_world, world_to_scene
+from impulse.engine.scene import SceneError, scene_to_world, world_to_scene
 from tests.conftest import SCENES
 
 pytestmark = pytest.mark.slow   # 400 forked examples, ~17 s (test lanes)

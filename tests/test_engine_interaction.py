@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from engine import World, load_scene
+from impulse.engine import World, load_scene
 
 
 def box_world(mass=1.0):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from conftest import slow_only
 
-from engine import World, load_scene
-from engine.joints import KIND_NAMES
+from impulse.engine import World, load_scene
+from impulse.engine.joints import KIND_NAMES
 
 EPS_POS, EPS_VEL = 1e-6, 1e-5
 # the iterative solver and the tree solver (every joint kind as rows of Baraff's O(n) solve,
@@ -140,7 +140,7 @@ def test_linear_actuator_follows_its_target_sequence(scene_path, solver):
     lag = []
     for _ in range(int(round(1.5 / w.settings.h))):  # 1.5 s .. 3 s: down the ramp to 0
         w.step()
-        from engine.joints.generic import target_at
+        from impulse.engine.joints.generic import target_at
         lag.append(abs(w.joint_coordinates("actuator")[0] - target_at(w.J, 2, w.time)))
     assert max(lag) < 0.02
 
@@ -184,7 +184,7 @@ def test_target_sequence_interpolates_and_repeats():
     w = hinge_pendulum({"motor": {"mode": "position", "max_force": 100.0,
                                   "target": {"times": [0, 1, 2], "values": [0, 1, 0],
                                              "repeat": True}}})
-    from engine.joints.generic import target_at
+    from impulse.engine.joints.generic import target_at
     for t, v in [(0.0, 0.0), (0.5, 0.5), (1.0, 1.0), (1.5, 0.5), (2.5, 0.5), (3.25, 0.75)]:
         assert target_at(w.J, 0, t) == pytest.approx(v)
 
@@ -206,7 +206,7 @@ def test_seven_axis_servo_arm_follows_its_target_sequences(scene_path):
     on the tree solver (every hinge's locks and servo row in one O(n) solve). Every step
     holds the joints to eps_pos without step halvings, no servo exceeds its T_max, and after
     the start-up transient every axis stays within 3 mrad of its sampled target sequence."""
-    from engine.joints.generic import target_at
+    from impulse.engine.joints.generic import target_at
     w = load_scene(scene_path("servo_arm.json"))
     assert w.settings.solver == "tree"
     names = [jm.spec["name"] for jm in w.joint_models]

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from engine import World, load_scene, look_ahead
+from impulse.engine import World, load_scene, look_ahead
 
 
 def free_top(h, order=4, omega=(0.02, 6.0, 0.01)):

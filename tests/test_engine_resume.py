@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from engine.scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene
+from impulse.engine.scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene
 from tests.conftest import SCENES, slow_only
 
 ALL = sorted(f[:-5] for f in os.listdir(SCENES) if f.endswith(".json"))

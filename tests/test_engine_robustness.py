@@ -10,14 +10,14 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from engine import cli
-from engine.scene import SceneError, load_scene, read_document, scene_to_world
+from impulse.engine import cli
+from impulse.engine.scene import SceneError, load_scene, read_document, scene_to_world
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def impulse(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "impulse.app", *args], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
 
 
@@ -200,7 +200,7 @@ def test_deep_nesting_and_huge_integers_exit_2(tmp_path, text, words):
 
 
 def test_the_size_cap_applies_to_what_is_read(tmp_path, monkeypatch):
-    from engine import scene
+    from impulse.engine import scene
     monkeypatch.setattr(scene, "MAX_BYTES", 1000)
     p = tmp_path / "big.json"
     p.write_text(json.dumps(pendulum()) + " " * 5000)
@@ -295,10 +295,10 @@ def test_met_tolerances_exit_0(scene_path):
 
 
 def test_a_nan_figure_is_null_never_a_small_error():
-    from engine import state as S
-    from engine.metrics import RunTally
-    from engine.strict_json import dumps
-    from engine.world import RunResult
+    from impulse.engine import state as S
+    from impulse.engine.metrics import RunTally
+    from impulse.engine.strict_json import dumps
+    from impulse.engine.world import RunResult
     stats = np.zeros((3, S.T_SIZE))
     stats[1, S.T_RESIDUAL] = np.nan
     r = RunResult(stats, np.array([1.0, 1.0, np.nan, np.nan]), np.zeros(0), *[None] * 4, 0.1)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from conftest import slow_only
 
-from engine import SceneError, load_scene, save_scene, scene_to_world
-from engine.scene import read_document
+from impulse.engine import SceneError, load_scene, save_scene, scene_to_world
+from impulse.engine.scene import read_document
 
 
 def base_doc():
@@ -68,7 +68,7 @@ def test_broken_json_reports_line_and_column(tmp_path):
 
 
 def test_huge_file_is_refused_without_reading(tmp_path, monkeypatch):
-    import engine.scene as scene
+    import impulse.engine.scene as scene
     p = tmp_path / "big.json"
     p.write_text(json.dumps(base_doc()) + " " * 2000)
     monkeypatch.setattr(scene, "MAX_BYTES", 1000)
@@ -132,7 +132,7 @@ def test_failed_save_keeps_the_old_file(tmp_path, monkeypatch):
     p.write_text(json.dumps(base_doc()))
     before = p.read_text()
     w = scene_to_world(base_doc())
-    import engine.scene as scene
+    import impulse.engine.scene as scene
 
     def broken_dumps(*a, **k):
         raise OSError("disk full")

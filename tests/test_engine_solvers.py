@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from conftest import TREE_SCENES, joint_scene_paths, passive, slow_except, slow_only
 
-from engine import cli
-from engine import state as S
-from engine.joints import BALL
-from engine.scene import SceneError, load_scene
-from engine.solvers import SOLVERS, graph, tree
+from impulse.engine import cli
+from impulse.engine import state as S
+from impulse.engine.joints import BALL
+from impulse.engine.scene import SceneError, load_scene
+from impulse.engine.solvers import SOLVERS, graph, tree
 
 SCENES = os.path.join(os.path.dirname(__file__), "..", "scenes")
 GLOBAL = ("linear", "tree")
@@ -198,7 +198,7 @@ def test_scene_setting_and_cli_choose_the_solver(tmp_path, capsys):
 
 
 def test_bench_tree_rows_for_ours(monkeypatch):
-    from engine import benchmarks
+    from impulse.engine import benchmarks
     monkeypatch.setattr(benchmarks, "TREE_SECONDS", 0.2)
     row = benchmarks._tree_ours(31, "tree", 1e-6)
     assert row["sim_s"] == pytest.approx(0.2, abs=0.04) and row["stable"]
@@ -211,7 +211,7 @@ def test_peer_models_match_our_scene():
     RK4, keeps a leaf within a few mm of our tree solver after 1 s (different integrators)."""
     import mujoco  # in the test extra: the cross-check must run, not skip
 
-    from engine import peers
+    from impulse.engine import peers
     w = _world("tree_31.json", "tree", 1e-6)
     e0 = sum(w.energy())
     m = mujoco.MjModel.from_xml_string(peers.mjcf_tree(w, "RK4"))
@@ -241,7 +241,7 @@ def test_anytime_budget_stops_the_rounds(solver):
 
 
 def _star(k, solver):
-    from engine.world import World
+    from impulse.engine.world import World
     w = World({"h": 1 / 30, "solver": solver, "eps_pos": 1e-6, "eps_vel": 1e-6})
     w.contacts_spec = {"enabled": False}      # the spokes overlap: a joint-only benchmark
     w.add_body({"name": "hub", "shape": {"type": "sphere", "radius": 0.3}, "mass": 5.0,
@@ -309,7 +309,7 @@ def test_linear_solver_visits_hinges_by_gauss_seidel_the_tree_solves_them():
 
 
 def test_bench_tree_without_peers_prints_one_line(monkeypatch, capsys):
-    from engine import benchmarks, peers
+    from impulse.engine import benchmarks, peers
     monkeypatch.setattr(benchmarks, "TREE_SECONDS", 0.2)
     monkeypatch.setattr(benchmarks, "TREE_SIZES", (31,))
     monkeypatch.setattr(benchmarks, "TREE_METHODS", (("tree", 1e-6),))

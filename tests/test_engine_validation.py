@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from conftest import slow_only
 
-from engine import load_scene
+from impulse.engine import load_scene
 
 T0 = 2.00989262729860  # exact period of the 1 m pendulum at 10 degrees, g = 9.81
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from conftest import joint_scene_paths, passive, slow_only
 
-from engine import World, load_scene
+from impulse.engine import World, load_scene
 
 
 def two_balls():

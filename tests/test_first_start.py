@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from app.kernel_compile import BackgroundCompile, features_for_document
-from engine import jitopts, warmup
-from engine.compile_progress import CompileProgress, load_manifest, write_manifest
+from impulse.app.kernel_compile import BackgroundCompile, features_for_document
+from impulse.engine import jitopts, warmup
+from impulse.engine.compile_progress import CompileProgress, load_manifest, write_manifest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,7 +26,7 @@ def fake_compiler(tmp_path, gate=None, fail=False):
     script.write_text(textwrap.dedent(f"""
         import json, os, sys, time
         def emit(**f): print(json.dumps(f), flush=True)
-        for i, name in enumerate(["engine.a.k1", "engine.b.k2", "engine.c.k3"]):
+        for i, name in enumerate(["impulse.engine.a.k1", "numba.x.impl", "impulse.engine.c.k3"]):
             emit(event="kernel", name=name, fraction=0.2 * (i + 1), eta_s=30.0 - 10 * i)
         if {fail!r}:
             print("Traceback ...", file=sys.stderr)
@@ -101,7 +101,7 @@ def test_progress_kernel_by_kernel_with_an_estimate(tmp_path):
 def test_the_manifest_names_the_kernels_a_warm_up_compiles():
     """engine/kernel_manifest.json is what the estimates stand on: it must name the step."""
     m = load_manifest()
-    assert any(k.endswith("iterative.step") for k in m), "run: python -m engine.warmup " \
+    assert any(k.endswith("iterative.step") for k in m), "run: python -m impulse.engine.warmup " \
         "--write-manifest (with an empty NUMBA_CACHE_DIR) after changing kernels"
     assert sum(s for s, _ in m.values()) > 1.0
 
@@ -112,8 +112,8 @@ def test_compile_from_a_warm_cache_speaks_json_lines_and_no_bar_off_a_terminal()
     events = [json.loads(line) for line in out.stdout.splitlines()]
     assert [e["feature"] for e in events if e["event"] == "ready"] == list(warmup.FEATURES)
     assert events[-1]["event"] == "done" and events[-1]["kernels"] == 0
-    plain = subprocess.run([sys.executable, "-m", "app", "-q", "compile"], capture_output=True,
-                           text=True, cwd=ROOT, timeout=300)
+    plain = subprocess.run([sys.executable, "-m", "impulse.app", "-q", "compile"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert plain.returncode == 0 and "\r" not in plain.stderr + plain.stdout
     assert "%|" not in plain.stderr
 
@@ -140,7 +140,7 @@ def test_the_numba_internals_the_kernels_use_are_there():
     import numba
     from numba.core import dispatcher
 
-    from engine.solvers import iterative
+    from impulse.engine.solvers import iterative
     assert jitopts.NO_REFCOUNT == {"_nrt": False}, f"numba {numba.__version__}: no _nrt"
     assert getattr(dispatcher.Dispatcher.get_call_template, "drops_literals", False)
     assert iterative.step.overloads and all(

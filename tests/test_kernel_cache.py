@@ -8,7 +8,7 @@ import sys
 import numba
 import pytest
 
-from engine import kernel_cache
+from impulse.engine import kernel_cache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,7 +44,7 @@ def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
 @pytest.mark.slow
 def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "elsewhere")}
-    out = subprocess.run([sys.executable, "-c", "import engine, numba; "
+    out = subprocess.run([sys.executable, "-c", "import impulse.engine, numba; "
                           "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=120, check=True).stdout.strip()
     assert out == str(kernel_cache.cache_dir())
@@ -53,7 +53,7 @@ def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
 @pytest.mark.slow
 def test_an_explicit_numba_cache_dir_wins(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
-    out = subprocess.run([sys.executable, "-c", "import engine, numba; "
+    out = subprocess.run([sys.executable, "-c", "import impulse.engine, numba; "
                           "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=120, check=True).stdout.strip()
     assert out == str(tmp_path / "mine")

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from app.camera import Camera
-from app.render import ImageTarget, Renderer, RenderOptions
+from impulse.app.camera import Camera
+from impulse.app.render import ImageTarget, Renderer, RenderOptions
 
 from gui_util import (
     BOX,
@@ -168,7 +168,7 @@ def test_gizmos_and_highlight_change_the_image(gl):
 
 
 def test_holding_joint_draws_one_anchor_sphere_and_an_open_one_all_three_parts():
-    from app.render.gizmos import build_gizmos
+    from impulse.app.render.gizmos import build_gizmos
     world = FakeWorld([(SPHERE, (0.5, 0, 0), (0, 0, 0), None, RED)])
     opts = RenderOptions(show_joints=True)
     r = opts.gizmo_radius
@@ -180,9 +180,9 @@ def test_holding_joint_draws_one_anchor_sphere_and_an_open_one_all_three_parts()
 
 
 def test_small_far_gizmo_spheres_use_the_coarse_mesh(gl):
-    from app.render import meshes
-    from app.render.instances import pack_instances
-    from app.render.lod import FINE_PX, LodBatch, projected_radius_px
+    from impulse.app.render import meshes
+    from impulse.app.render.instances import pack_instances
+    from impulse.app.render.lod import FINE_PX, LodBatch, projected_radius_px
     ctx, _, _ = gl
     cam = front_camera()
     proj = cam.projection_matrix(W / H)

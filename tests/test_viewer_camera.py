@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from app.camera import Camera
+from impulse.app.camera import Camera
 
 
 def point_to_ray_distance(p, origin, direction):

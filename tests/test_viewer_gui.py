@@ -26,7 +26,7 @@ def test_headless_screenshot_cli(display, tmp_path):
     out = tmp_path / "shot.png"
     env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(tmp_path / "cache"),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    res = subprocess.run([sys.executable, "-m", "app", "view", str(REPO / "scenes" / SCENE),
+    res = subprocess.run([sys.executable, "-m", "impulse.app", "view", str(REPO / "scenes" / SCENE),
                           "--frames", "8", "--size", f"{W}x{H}", "--screenshot", str(out),
                           "--no-vsync"],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
@@ -43,8 +43,8 @@ def test_headless_screenshot_cli(display, tmp_path):
 @pytest.fixture(scope="module")
 def viewer(display):
     os.environ["DISPLAY"] = display
-    from app.window import Viewer
-    from engine import load_scene
+    from impulse.app.window import Viewer
+    from impulse.engine import load_scene
 
     v = Viewer(load_scene(str(REPO / "scenes" / SCENE)), W, H, vsync=False)
     yield v
@@ -168,7 +168,7 @@ def test_closed_viewer_leaves_no_gl_object_to_delete_at_exit(display):
     is current then (here an EGL one, as after the EGL render tests)."""
     code = "\n".join(["import gc",
                       "from gui_util import gl_context, release_glx_context",
-                      "from app.window import Viewer",
+                      "from impulse.app.window import Viewer",
                       "v = Viewer(None, 320, 200, vsync=False)",
                       "v.window.dispatch_events()",
                       "v.frame()",

@@ -1,7 +1,7 @@
 """FixedStepLoop: steps per frame, catch-up cap with dropped time, pause/step, speed, RTF."""
 import pytest
 
-from app.loop import FixedStepLoop
+from impulse.app.loop import FixedStepLoop
 
 
 class Counter:

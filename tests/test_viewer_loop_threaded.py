@@ -6,10 +6,10 @@ import threading
 import numpy as np
 import pytest
 
-from app.drag import MouseGrab
-from app.editor import AddBody, body_at_rest_spec
-from app.loop import FixedStepLoop
-from app.session import Session
+from impulse.app.drag import MouseGrab
+from impulse.app.editor import AddBody, body_at_rest_spec
+from impulse.app.loop import FixedStepLoop
+from impulse.app.session import Session
 
 WAIT = 10.0       # seconds before a test gives up on an event (a hang fails, never blocks)
 
@@ -172,7 +172,7 @@ def test_the_view_shows_the_state_handed_out_while_the_batch_runs(scene_path):
 def test_a_drag_during_a_batch_starts_between_steps(scene_path):
     from types import SimpleNamespace
 
-    from app.camera import Camera
+    from impulse.app.camera import Camera
 
     ses = Session.open(scene_path("box_stack.json"), threaded=True)
     w = ses.world

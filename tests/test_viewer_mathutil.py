@@ -4,7 +4,7 @@ perspective and orthographic projections (OpenGL: near -> z = -1, far -> z = +1)
 import numpy as np
 import pytest
 
-from app.mathutil import basis_from_y, gl_bytes, look_at, ortho, perspective
+from impulse.app.mathutil import basis_from_y, gl_bytes, look_at, ortho, perspective
 
 
 def apply(m, p):
@@ -73,7 +73,7 @@ def test_basis_from_y_and_gl_bytes():
 def test_xrmath_quaternions_turns_and_fov_projection():
     from types import SimpleNamespace
 
-    from app.vr.xrmath import pose_to_matrix, projection_from_fov, rotation_y, translation
+    from impulse.app.vr.xrmath import pose_to_matrix, projection_from_fov, rotation_y, translation
 
     s = np.sqrt(0.5)                                # a quarter turn about +z: x -> y, y -> -x
     pose = SimpleNamespace(orientation=SimpleNamespace(x=0.0, y=0.0, z=s, w=s),

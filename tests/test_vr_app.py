@@ -27,21 +27,21 @@ def app(xvfb, tmp_path_factory):
 
 def look_from(origin, target) -> np.ndarray:
     """Pose (4, 4) at origin whose -Z (the aim ray) points at target."""
-    from app.mathutil import look_at
+    from impulse.app.mathutil import look_at
 
     pose = np.linalg.inv(look_at(origin, target))
     return pose
 
 
 def head(app) -> np.ndarray:
-    from app.vr.locomotion import head_pose
+    from impulse.app.vr.locomotion import head_pose
 
     return head_pose(app.vr.vr)
 
 
 def stand_at(app, x, z):
     """Put the play area so the head stands at (x, z) looking down -Z."""
-    from app.vr.locomotion import place_head
+    from impulse.app.vr.locomotion import place_head
 
     vr = app.vr.vr
     vr.world_from_stage = place_head(vr.world_from_stage, head(app), (x, z), 0.0)
@@ -86,8 +86,8 @@ def press_trigger(app, hand, aim):
 
 def press_wrist(app, key):
     """Press a wrist menu button the way a user does: right ray at it, trigger."""
-    from app.vr.controls import LEFT, RIGHT
-    from app.vr.wrist_menu import KEYS, button_centers
+    from impulse.app.vr.controls import LEFT, RIGHT
+    from impulse.app.vr.wrist_menu import KEYS, button_centers
 
     grip = look_from(head(app)[:3, 3] + [-0.2, -0.4, -0.4], head(app)[:3, 3] + [-0.2, -0.4, -1.4])
     app.vr.vr.controls.simulate(LEFT, grip=grip, active=True)
@@ -130,7 +130,7 @@ def test_frames_submitted_with_projection_layers_for_both_eyes(app):
 
 
 def test_eye_images_not_blank_and_differ_by_the_eye_offset(app, tmp_path):
-    from app.screenshot import save_png
+    from impulse.app.screenshot import save_png
 
     stand_at(app, 1.5, 3.0)                      # 3 m in front of the plates
     left, right = eye_frame(app)
@@ -161,7 +161,7 @@ def test_simulated_head_pose_moves_the_camera(app):
     x0 = body_pixels(left, app.viewer.options.background)[0].mean()
     pos0 = app.vr.vr.eyes[0].pose[:3, 3].copy()
     mirror0 = app.viewer.camera.eye.copy()
-    from app.vr.xrmath import translation
+    from impulse.app.vr.xrmath import translation
 
     app.vr.vr.sim_head_offset = translation(0.4, 0.0, 0.0)
     left, _ = eye_frame(app)
@@ -196,7 +196,7 @@ def test_mirror_window_shows_the_left_eye(app, tmp_path):
 
 
 def test_squeeze_grabs_lifts_and_throws_a_body(app):
-    from app.vr.controls import RIGHT
+    from impulse.app.vr.controls import RIGHT
 
     app.reset()
     app.session.loop.resume()
@@ -221,7 +221,7 @@ def test_squeeze_grabs_lifts_and_throws_a_body(app):
     # let go it would fall; held by the capped soft joint it rises towards the hand
     assert world.body_pos[b][1] > start[1] + 0.3, world.body_pos[b] - start
     assert np.linalg.norm(world.body_pos[b] - app.vr.grab.target) < 0.3
-    from app.vr.hand_grab import IMPACT_PULSE
+    from impulse.app.vr.hand_grab import IMPACT_PULSE
 
     impacts = app.vr.grab.impacts
     assert impacts == 0                                   # a smooth lift is no impact
@@ -240,7 +240,7 @@ def test_squeeze_grabs_lifts_and_throws_a_body(app):
 
 
 def test_add_and_remove_joints_from_vr_with_undo(app):
-    from app.vr.controls import RIGHT
+    from impulse.app.vr.controls import RIGHT
 
     app.reset()
     app.session.loop.pause()
@@ -263,7 +263,7 @@ def test_add_and_remove_joints_from_vr_with_undo(app):
     assert names() == before
     press_wrist(app, "remove")
     assert app.vr.edit.mode == "remove"
-    from app.world_specs import joint_world_anchors
+    from impulse.app.world_specs import joint_world_anchors
 
     anchor = joint_world_anchors(world, "hinge3")[0]
     press_trigger(app, RIGHT, look_from(origin, anchor))
@@ -291,8 +291,8 @@ def test_wrist_menu_pause_step_reset(app):
 
 
 def test_thumbstick_locomotion_snap_turn_and_recentre(app):
-    from app.vr.controls import LEFT, RIGHT
-    from app.vr.locomotion import yaw_of
+    from impulse.app.vr.controls import LEFT, RIGHT
+    from impulse.app.vr.locomotion import yaw_of
 
     controls = app.vr.vr.controls
     start = app.vr.vr.world_from_stage.copy()
@@ -317,8 +317,8 @@ def test_thumbstick_locomotion_snap_turn_and_recentre(app):
 
 
 def test_solver_budget_follows_the_display_period_and_the_mirror_shows_the_residual(app):
-    from app.ui.vr_panel import vr_lines
-    from app.ui.widgets import rects
+    from impulse.app.ui.vr_panel import vr_lines
+    from impulse.app.ui.widgets import rects
 
     app.session.loop.resume()
     settings = app.world.settings
@@ -353,7 +353,7 @@ def test_ending_the_session_returns_cleanly_and_the_desktop_goes_on(app):
 
 
 def test_enter_vr_without_runtime_shows_the_message_in_the_ui(app, monkeypatch):
-    from app.ui.widgets import rects
+    from impulse.app.ui.widgets import rects
 
     from gui_util import xdotool
 
@@ -379,7 +379,7 @@ def _env_without_runtime():
 
 
 def test_view_vr_without_runtime_prints_one_line():
-    result = subprocess.run([sys.executable, "-m", "app", "view", SCENE, "--vr"], cwd=REPO,
+    result = subprocess.run([sys.executable, "-m", "impulse.app", "view", SCENE, "--vr"], cwd=REPO,
                             env=_env_without_runtime(), capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 2
@@ -390,7 +390,7 @@ def test_view_vr_without_runtime_prints_one_line():
 
 def test_view_vr_runs_a_scene_in_the_headset(xvfb):
     require_vr()
-    result = subprocess.run([sys.executable, "-m", "app", "view", SCENE, "--vr",
+    result = subprocess.run([sys.executable, "-m", "impulse.app", "view", SCENE, "--vr",
                              "--frames", "25", "--size", "480x300"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -401,7 +401,7 @@ def test_view_vr_runs_a_scene_in_the_headset(xvfb):
 
 def test_bench_vr_json(xvfb):
     require_vr()
-    result = subprocess.run([sys.executable, "-m", "app", "bench", "vr", "--json",
+    result = subprocess.run([sys.executable, "-m", "impulse.app", "bench", "vr", "--json",
                              "--seconds", "1.5", "--scenes", "pendulum", "no_such_scene"],
                             cwd=REPO, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stderr[-2000:]

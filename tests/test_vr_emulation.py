@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from app.vr import runtime
+from impulse.app.vr import runtime
 
 from vr_util import REPO, SCENE, pump, pump_until, require_vr, vr_app  # noqa: F401
 
@@ -51,7 +51,7 @@ def x(*args):
 
 def stand_at(app, x_, z):
     """The play area placed so that the head stands at (x, z) looking down -Z."""
-    from app.vr.locomotion import head_pose, place_head
+    from impulse.app.vr.locomotion import head_pose, place_head
 
     vr = app.vr.vr
     vr.world_from_stage = place_head(vr.world_from_stage, head_pose(vr), (x_, z), 0.0)
@@ -82,21 +82,21 @@ def point_at(app, world_point):
 
 def controller(app) -> np.ndarray:
     """The right hand's aim pose (world) as the grab and the pointer see it."""
-    from app.vr.controls import RIGHT
+    from impulse.app.vr.controls import RIGHT
 
     return app.vr.vr.hands[RIGHT].aim
 
 
 def pointed_body(app) -> int:
     """The body the right controller's aim ray hits (the grab's own pick)."""
-    from app.vr.pointer import aim_ray, pick_body
+    from impulse.app.vr.pointer import aim_ray, pick_body
 
     return pick_body(app.vr.renderer, *aim_ray(controller(app)))[0]
 
 
 def test_emulation_is_on_for_the_simulated_runtime_and_drives_the_right_hand(app):
-    from app.vr.controls import RIGHT
-    from app.vr.emulation import emulation_wanted
+    from impulse.app.vr.controls import RIGHT
+    from impulse.app.vr.emulation import emulation_wanted
 
     emu = app.vr.emulation
     assert "Simulated" in app.vr.vr.system_name and emu.enabled
@@ -147,7 +147,7 @@ def test_mouse_wheel_and_keys_move_the_controller(app):
 
 
 def test_move_onto_a_body_squeeze_key_grabs_it_and_the_body_follows(app, tmp_path):
-    from app.vr.controls import RIGHT
+    from impulse.app.vr.controls import RIGHT
 
     loop = app.session.loop
     app.reset()
@@ -189,8 +189,8 @@ def test_move_onto_a_body_squeeze_key_grabs_it_and_the_body_follows(app, tmp_pat
 
 
 def test_trigger_key_presses_the_wrist_button_under_the_pointer(app):
-    from app.vr.controls import LEFT, RIGHT
-    from app.vr.wrist_menu import KEYS, button_centers
+    from impulse.app.vr.controls import LEFT, RIGHT
+    from impulse.app.vr.wrist_menu import KEYS, button_centers
 
     loop = app.session.loop
     loop.resume()
@@ -220,9 +220,9 @@ def test_velocity_from_the_pointer_motion_reaches_the_hand_state():
     into the world by world_from_stage as the runtime's velocities are."""
     from types import SimpleNamespace
 
-    from app.vr.controls import RIGHT, HandState
-    from app.vr.emulation import ControllerEmulation
-    from app.vr.xrmath import rotation_y
+    from impulse.app.vr.controls import RIGHT, HandState
+    from impulse.app.vr.emulation import ControllerEmulation
+    from impulse.app.vr.xrmath import rotation_y
 
     viewer = SimpleNamespace(ui=None, controller=SimpleNamespace(mode=None))
     eye = np.zeros(3)
@@ -265,7 +265,7 @@ def key_g():
 
 
 def test_typing_into_a_field_does_not_squeeze(app, monkeypatch):
-    from app.vr.controls import RIGHT
+    from impulse.app.vr.controls import RIGHT
 
     monkeypatch.setattr(type(app.viewer.ui), "want_keyboard", property(lambda self: True))
     x("keydown", "g")
@@ -291,7 +291,7 @@ def test_view_vr_with_the_simulated_runtime_keeps_the_terminal_quiet(xvfb):
            if k not in runtime.QUIET_MONADO_ENV and not k.endswith("_LOG")}
     env.update(XR_RUNTIME_JSON=str(runtime.MONADO_JSON), SIMULATED_ENABLE="1",
                XRT_COMPOSITOR_NULL="1", SIMULATED_LEFT="simple", SIMULATED_RIGHT="simple")
-    result = subprocess.run([sys.executable, "-m", "app", "view", SCENE, "--vr",
+    result = subprocess.run([sys.executable, "-m", "impulse.app", "view", SCENE, "--vr",
                              "--frames", "30", "--size", "480x300"],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.vr import runtime
+from impulse.app.vr import runtime
 
 REPO = Path(__file__).resolve().parents[1]
 FRAMES = 10
@@ -43,8 +43,8 @@ def vr():
     _require_vr()
     import xr
 
-    from app.vr.demo_scene import DemoScene
-    from app.vr.session import VRSession
+    from impulse.app.vr.demo_scene import DemoScene
+    from impulse.app.vr.session import VRSession
 
     session = VRSession()
     session.scene = DemoScene(session.ctx)
@@ -142,7 +142,7 @@ def test_eye_images_not_blank_and_differ_by_eye_offset(vr):
 
 @pytest.mark.gui
 def test_simulated_head_offset_moves_camera(vr):
-    from app.vr.xrmath import rigid_inverse, translation
+    from impulse.app.vr.xrmath import rigid_inverse, translation
     rec = _frame(vr)
     before_pos = vr.eyes[0].pose[:3, 3].copy()
     before_x = _red_centroid(rec.images[0])[0][0]
@@ -161,7 +161,7 @@ def test_simulated_head_offset_moves_camera(vr):
 
 @pytest.mark.gui
 def test_controllers_bound_and_tracked(vr):
-    from app.vr.controls import LEFT, RIGHT
+    from impulse.app.vr.controls import LEFT, RIGHT
     assert "/interaction_profiles/khr/simple_controller" in vr.controls.bound_profiles
     assert len(vr.controls.bound_profiles) >= 2
     _frame(vr)
@@ -175,8 +175,8 @@ def test_controllers_bound_and_tracked(vr):
 
 @pytest.mark.gui
 def test_simulated_grab_and_haptic_pulse(vr):
-    from app.vr.controls import RIGHT
-    from app.vr.xrmath import translation
+    from impulse.app.vr.controls import RIGHT
+    from impulse.app.vr.xrmath import translation
     target = translation(0.1, 1.2, -0.4)
     vr.controls.simulate(RIGHT, squeeze=1.0, grip=target, linear_velocity=[0.0, 0.0, -2.0])
     try:
@@ -239,8 +239,8 @@ def test_glx_window_binding_under_xvfb():
         import numpy as np, pyglet, moderngl, xr
         window = pyglet.window.Window(160, 120)
         ctx = moderngl.create_context()
-        from app.vr.session import VRSession
-        from app.vr.demo_scene import DemoScene
+        from impulse.app.vr.session import VRSession
+        from impulse.app.vr.demo_scene import DemoScene
         with VRSession(ctx) as vr:
             scene = DemoScene(ctx)
             sums = []
@@ -266,7 +266,7 @@ def test_glx_window_binding_under_xvfb():
 @pytest.mark.slow
 def test_missing_runtime_says_how_to_install_in_one_line():
     env = dict(os.environ, XR_RUNTIME_JSON="/nonexistent/openxr_runtime.json")
-    result = subprocess.run([sys.executable, "-m", "app.vr", "--frames", "1"], cwd=REPO,
+    result = subprocess.run([sys.executable, "-m", "impulse.app.vr", "--frames", "1"], cwd=REPO,
                             env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     lines = (result.stdout + result.stderr).strip().splitlines()

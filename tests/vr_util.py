@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.vr import runtime
+from impulse.app.vr import runtime
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = str(REPO / "scenes" / "hinge_chain.json")
@@ -32,9 +32,9 @@ def vr_app(tmp_path_factory, size):
     require_vr()
     import xr
 
-    from app.app import App
-    from app.session import Session
-    from app.window import Viewer
+    from impulse.app.app import App
+    from impulse.app.session import Session
+    from impulse.app.window import Viewer
 
     ctypes.CDLL("libEGL.so.1").eglReleaseThread()   # no stale EGL context: this is GLX
     home = tmp_path_factory.mktemp("home")

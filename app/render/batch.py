@@ -4,8 +4,8 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from app.render.instances import INSTANCE_ATTRS, INSTANCE_FLOATS, INSTANCE_FORMAT
-from app.render.meshes import VERTEX_ATTRS, VERTEX_FORMAT, MeshData
+from impulse.app.render.instances import INSTANCE_ATTRS, INSTANCE_FLOATS, INSTANCE_FORMAT
+from impulse.app.render.meshes import VERTEX_ATTRS, VERTEX_FORMAT, MeshData
 
 
 def set_uniform(prog: moderngl.Program, name: str, value) -> None:

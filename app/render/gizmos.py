@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.joint_drawing import joint_drawing
-from app.mathutil import basis_from_y
-from app.render.instances import FLAG_UNLIT, INSTANCE_FLOATS, pack_instances
-from app.render.joint_gizmos import FRAME_COLORS as AXIS_COLORS
-from app.render.joint_gizmos import draw_joints
+from impulse.app.joint_drawing import joint_drawing
+from impulse.app.mathutil import basis_from_y
+from impulse.app.render.instances import FLAG_UNLIT, INSTANCE_FLOATS, pack_instances
+from impulse.app.render.joint_gizmos import FRAME_COLORS as AXIS_COLORS
+from impulse.app.render.joint_gizmos import draw_joints
 
 CONTACT_POINT = (0.95, 0.2, 0.2)
 CONTACT_NORMAL = (0.2, 0.9, 0.35)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from app.mathutil import gl_bytes, normalize
-from app.render.batch import set_uniform
-from app.render.meshes import ground_quad
+from impulse.app.mathutil import gl_bytes, normalize
+from impulse.app.render.batch import set_uniform
+from impulse.app.render.meshes import ground_quad
 
 # must match lighting.glsl
 AMBIENT_GROUND = np.array([0.16, 0.15, 0.14])

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.joint_drawing import JointDrawing, frame_along
-from engine.joints import (
+from impulse.app.joint_drawing import JointDrawing, frame_along
+from impulse.engine.joints import (
     COORD_ANGLE_B_Y,
     COORD_ANGLE_X,
     COORD_OFFSET_X,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from app.render.batch import MeshBatch
-from app.render.meshes import MeshData
+from impulse.app.render.batch import MeshBatch
+from impulse.app.render.meshes import MeshData
 
 FINE_PX = 6.0
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.mathutil import normalize
+from impulse.app.mathutil import normalize
 
 VERTEX_FORMAT = "3f 3f 1f 3f"
 VERTEX_ATTRS = ("in_pos", "in_normal", "in_shift", "in_edir")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from app.mathutil import gl_bytes
-from app.render.batch import set_uniform
+from impulse.app.mathutil import gl_bytes
+from impulse.app.render.batch import set_uniform
 
 
 def pixel_matrix(x: float, y: float, width: int, height: int) -> np.ndarray:

@@ -11,18 +11,25 @@ import hashlib
 import moderngl
 import numpy as np
 
-from app.mathutil import gl_bytes, normalize
-from app.render import meshes
-from app.render.batch import MeshBatch, set_uniform
-from app.render.gizmos import build_gizmos
-from app.render.ground import Ground
-from app.render.instances import BOX, CAPSULE, CYLINDER, SPHERE, SceneInstances, build_instances
-from app.render.lod import LodBatch
-from app.render.options import RenderOptions
-from app.render.picking import Picker
-from app.render.shaders import load_program
-from app.render.shadow import ShadowMap, light_view_proj
-from app.render.target import RenderTarget
+from impulse.app.mathutil import gl_bytes, normalize
+from impulse.app.render import meshes
+from impulse.app.render.batch import MeshBatch, set_uniform
+from impulse.app.render.gizmos import build_gizmos
+from impulse.app.render.ground import Ground
+from impulse.app.render.instances import (
+    BOX,
+    CAPSULE,
+    CYLINDER,
+    SPHERE,
+    SceneInstances,
+    build_instances,
+)
+from impulse.app.render.lod import LodBatch
+from impulse.app.render.options import RenderOptions
+from impulse.app.render.picking import Picker
+from impulse.app.render.shaders import load_program
+from impulse.app.render.shadow import ShadowMap, light_view_proj
+from impulse.app.render.target import RenderTarget
 
 
 def is_software(ctx: moderngl.Context) -> bool:

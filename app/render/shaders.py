@@ -5,7 +5,7 @@ import re
 
 import moderngl
 
-from app.paths import shader_path
+from impulse.app.paths import shader_path
 
 _INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"\s*$', re.MULTILINE)
 

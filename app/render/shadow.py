@@ -4,7 +4,7 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from app.mathutil import look_at, normalize, ortho
+from impulse.app.mathutil import look_at, normalize, ortho
 
 
 def light_view_proj(centre, radius: float, light_dir, resolution: int) -> np.ndarray:

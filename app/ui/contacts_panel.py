@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.editor import AddContactFilter, RemoveContactFilter
-from app.ui import widgets as W
-from app.ui.layout import place
+from impulse.app.editor import AddContactFilter, RemoveContactFilter
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import place
 
 
 def depth_text(depth: float) -> str:

@@ -7,8 +7,8 @@ import shutil
 
 from imgui_bundle import imgui
 
-from app.ui import widgets as W
-from app.ui.layout import place
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import place
 
 
 def native_dialog_available() -> bool:

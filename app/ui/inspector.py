@@ -5,10 +5,10 @@ import numpy as np
 from imgui_bundle import imgui
 from scipy.spatial.transform import Rotation
 
-from app.editor import EditBody, EditJoint, SetMotion
-from app.ui import widgets as W
-from app.ui.layout import place
-from app.world_specs import body_spec, joint_model, joint_spec
+from impulse.app.editor import EditBody, EditJoint, SetMotion
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import place
+from impulse.app.world_specs import body_spec, joint_model, joint_spec
 
 SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
                 "box": (("size", "size"),),

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from app.editor import AddJoint, joint_types, new_joint_spec
-from app.joint_drawing import JointDrawing
-from app.ui import widgets as W
+from impulse.app.editor import AddJoint, joint_types, new_joint_spec
+from impulse.app.joint_drawing import JointDrawing
+from impulse.app.ui import widgets as W
 
 ANCHORS = {"clicked": "clicked point", "first": "1st body's centre",
            "second": "2nd body's centre", "middle": "midpoint"}

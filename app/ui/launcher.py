@@ -12,11 +12,11 @@ import os
 import imageio.v3 as iio
 from imgui_bundle import imgui
 
-from app.gallery import DEFAULT_SCENE, SCENES, scene_entries
-from app.recent import load_recent
-from app.thumbs import THUMB_SIZE, thumbnail
-from app.ui import widgets as W
-from app.ui.dialogs import native_dialog_available
+from impulse.app.gallery import DEFAULT_SCENE, SCENES, scene_entries
+from impulse.app.recent import load_recent
+from impulse.app.thumbs import THUMB_SIZE, thumbnail
+from impulse.app.ui import widgets as W
+from impulse.app.ui.dialogs import native_dialog_available
 
 log = logging.getLogger(__name__)
 MIN_CARD_W = 240               # a card is at least this wide; the columns share the rest

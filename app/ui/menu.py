@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.recent import load_recent
-from app.ui import widgets as W
-from app.ui.layout import reset_layout
-from app.ui.view_panel import TOGGLES
+from impulse.app.recent import load_recent
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import reset_layout
+from impulse.app.ui.view_panel import TOGGLES
 
 SPEEDS = (1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
 PANELS = (("Scene tree", "tree"), ("Inspector", "inspector"), ("Solver", "solver"),

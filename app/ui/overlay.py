@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from app.ui.layout import LEFT_W, MENU_H, RIGHT_W, TIMELINE_H
+from impulse.app.ui.layout import LEFT_W, MENU_H, RIGHT_W, TIMELINE_H
 
 
 def _text(app, x: float, y: float, rgba, text: str) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.ui import widgets as W
+from impulse.app.ui import widgets as W
 
 KINDS = ("box", "sphere", "capsule", "cylinder")
 

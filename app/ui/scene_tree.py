@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.ui.layout import place
+from impulse.app.ui.layout import place
 
 
 def _selectable(app, kind: str, name: str, label: str) -> None:

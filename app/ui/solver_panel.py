@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.editor import EditSettings
-from app.ui import widgets as W
-from app.ui.layout import place
-from engine.solvers import SOLVERS
+from impulse.app.editor import EditSettings
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import place
+from impulse.engine.solvers import SOLVERS
 
 
 def draw_solver_panel(app) -> None:

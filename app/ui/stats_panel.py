@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
-from app.ui.layout import place
+from impulse.app.ui.layout import place
 
 PLOT_MIN_H = 140      # px: below this the ticks overlap and a plot shows nothing
 plot_heights: dict[str, float] = {}   # last frame's height of each plot (tests read it)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from app.ui import widgets as W
-from app.ui.layout import place
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import place
 
 
 def draw_timeline(app) -> None:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.ui import widgets as W
-from app.ui.joint_tool import draw_joint_tool
-from app.ui.layout import place
-from app.ui.palette import draw_palette, finish_palette_drag
+from impulse.app.ui import widgets as W
+from impulse.app.ui.joint_tool import draw_joint_tool
+from impulse.app.ui.layout import place
+from impulse.app.ui.palette import draw_palette, finish_palette_drag
 
 
 def draw_tools(app) -> None:

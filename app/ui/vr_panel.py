@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from app.ui import widgets as W
-from app.ui.layout import place
+from impulse.app.ui import widgets as W
+from impulse.app.ui.layout import place
 
 
 def vr_lines(app) -> list[str]:
@@ -31,7 +31,7 @@ def vr_lines(app) -> list[str]:
 def draw_vr_panel(app) -> None:
     if app.vr is None:
         return
-    from app.vr.wrist_menu import BUTTONS
+    from impulse.app.vr.wrist_menu import BUTTONS
 
     place("vr")
     opened, app.panels["vr"] = imgui.begin("VR", app.panels["vr"])

@@ -1,4 +1,4 @@
-"""``python -m app.vr``: show the demo scene in the headset and report the frame rate.
+"""``python -m impulse.app.vr``: show the demo scene in the headset and report the frame rate.
 
 Without an OpenXR runtime it prints one line saying how to install one and exits with 2.
 ``--simulated`` asks Monado for its simulated headset and null compositor (no display).
@@ -13,7 +13,8 @@ from . import runtime
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.vr", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m impulse.app.vr",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200, help="frames to render (default 200)")
     parser.add_argument("--simulated", action="store_true",
                         help="Monado simulated headset + null compositor")

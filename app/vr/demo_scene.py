@@ -1,6 +1,6 @@
 """A tiny test scene for VR: a floor and a few coloured cubes at known world positions.
 
-Used by ``python -m app.vr`` and the session tests (the app's VR mode draws real scenes
+Used by ``python -m impulse.app.vr`` and the session tests (the app's VR mode draws real scenes
 with the desktop renderer). Colours are flat per face, so a cube's pixels are easy to find.
 """
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor import AddJoint, RemoveJoint, joint_types, new_joint_spec
-from app.vr.pointer import aim_ray, pick_body, pick_joint
+from impulse.app.editor import AddJoint, RemoveJoint, joint_types, new_joint_spec
+from impulse.app.vr.pointer import aim_ray, pick_body, pick_joint
 
 
 class VREditTool:

@@ -20,8 +20,8 @@ from collections import deque
 
 import numpy as np
 
-from app.drag import DragAdapter, weight_cap
-from app.vr.pointer import aim_ray, pick_body
+from impulse.app.drag import DragAdapter, weight_cap
+from impulse.app.vr.pointer import aim_ray, pick_body
 
 FORCE_FACTOR = 5.0        # drag cap: this many times the body's weight (as the mouse drag)
 IMPACT_DV = 1.0           # m/s of unexplained velocity change in one step = an impact

@@ -20,18 +20,18 @@ import time
 
 import numpy as np
 
-from app.vr.controls import LEFT, RIGHT
-from app.vr.edit_tool import VREditTool
-from app.vr.emulation import ControllerEmulation, emulation_wanted
-from app.vr.flat_boxes import FlatBoxes, box_matrix
-from app.vr.frame_budget import FrameBudget
-from app.vr.hand_grab import HandGrab
-from app.vr.locomotion import Locomotion, head_pose, place_head
-from app.vr.mirror import EyeMirror
-from app.vr.pointer import aim_ray, pick_body
-from app.vr.session import VRSession
-from app.vr.wrist_menu import hit_button, menu_boxes
-from app.vr.xrmath import translation
+from impulse.app.vr.controls import LEFT, RIGHT
+from impulse.app.vr.edit_tool import VREditTool
+from impulse.app.vr.emulation import ControllerEmulation, emulation_wanted
+from impulse.app.vr.flat_boxes import FlatBoxes, box_matrix
+from impulse.app.vr.frame_budget import FrameBudget
+from impulse.app.vr.hand_grab import HandGrab
+from impulse.app.vr.locomotion import Locomotion, head_pose, place_head
+from impulse.app.vr.mirror import EyeMirror
+from impulse.app.vr.pointer import aim_ray, pick_body
+from impulse.app.vr.session import VRSession
+from impulse.app.vr.wrist_menu import hit_button, menu_boxes
+from impulse.app.vr.xrmath import translation
 
 RAY_LENGTH = 2.0
 RAY_WIDTH = 0.004

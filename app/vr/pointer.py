@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.mathutil import look_at, perspective
-from app.world_specs import all_joint_names, joint_world_anchors
+from impulse.app.mathutil import look_at, perspective
+from impulse.app.world_specs import all_joint_names, joint_world_anchors
 
 RAY_FOV_DEG = 0.2         # the picker's one-pixel view around the ray
 RAY_NEAR, RAY_FAR = 0.01, 100.0

@@ -21,11 +21,10 @@ raycast, detector (Python wrapper), bench (timing of resting cubes).
 Editing a kernel: the compiled kernels are cached in a folder keyed by every engine source
 (engine/kernel_cache.py), so an edit anywhere compiles afresh and nothing stale runs.
 """
-from .shapes import PLANE, SPHERE, BOX, CAPSULE, CYLINDER, HULL, KIND_NAMES
-from .detector import (CollisionDetector, ContactSet, RayHit, excluded_pair_keys,
-                       ray_plane_hit)
+from .detector import CollisionDetector, ContactSet, RayHit, excluded_pair_keys, ray_plane_hit
 from .obj import load_obj_points
 from .polytope import hull_polytope
+from .shapes import BOX, CAPSULE, CYLINDER, HULL, KIND_NAMES, PLANE, SPHERE
 
 __all__ = ["PLANE", "SPHERE", "BOX", "CAPSULE", "CYLINDER", "HULL", "KIND_NAMES",
            "CollisionDetector", "ContactSet", "RayHit", "excluded_pair_keys",

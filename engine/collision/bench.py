@@ -1,6 +1,6 @@
 """Benchmark: detection for n resting cubes stacked in a box (floor + 4 wall planes).
 
-    python -m engine.collision.bench [--n 1000] [--repeat 200] [--gap 0.005]
+    python -m impulse.engine.collision.bench [--n 1000] [--repeat 200] [--gap 0.005]
 
 Cubes of edge 1 m in a grid of side ceil(n^(1/3)), each sunk 1 mm into the one below,
 side gaps of --gap (the default 5 mm is inside the 10 mm margin, so side contacts are
@@ -80,12 +80,11 @@ def main(argv=None):
         cpu.append(time.process_time() - c0)
     ts = np.array(ts) * 1e3
     cpu = np.array(cpu) * 1e3
-    print("cubes %d  shapes %d  pairs %d  contacts %d" % (args.n, len(shapes[0]), det.n_pairs,
-                                                           len(cs)))
-    print("first call (JIT load/compile) %.2f s" % warm)
-    print("detect wall: median %.3f ms  min %.3f ms  p90 %.3f ms  (%d calls)"
-          % (np.median(ts), ts.min(), np.percentile(ts, 90), args.repeat))
-    print("detect CPU:  median %.3f ms  min %.3f ms" % (np.median(cpu), cpu.min()))
+    print(f"cubes {args.n}  shapes {len(shapes[0])}  pairs {det.n_pairs}  contacts {len(cs)}")
+    print(f"first call (JIT load/compile) {warm:.2f} s")
+    print(f"detect wall: median {np.median(ts):.3f} ms  min {ts.min():.3f} ms  "
+          f"p90 {np.percentile(ts, 90):.3f} ms  ({args.repeat} calls)")
+    print(f"detect CPU:  median {np.median(cpu):.3f} ms  min {cpu.min():.3f} ms")
 
 
 if __name__ == "__main__":

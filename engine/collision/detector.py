@@ -18,14 +18,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .broadphase import brute_force_pairs, pair_key
-from .manifold import (I_BA, I_BB, I_FEAT, I_SA, I_SB, R_DEPTH, R_LA, R_LB, R_N, R_W,
-                       make_contact_buffers, make_scratch)
-from .persist import match_contacts
 from ..fastcall import FastCall
+from .broadphase import brute_force_pairs, pair_key
+from .manifold import (
+    I_BA,
+    I_BB,
+    I_FEAT,
+    I_SA,
+    I_SB,
+    R_DEPTH,
+    R_LA,
+    R_LB,
+    R_N,
+    R_W,
+    make_contact_buffers,
+    make_scratch,
+)
+from .persist import match_contacts
 from .pipeline import collide_one, detect_kernel
 from .polytope import CYLINDER_SEGMENTS, PolytopeBuilder
-from .raycast import raycast_kernel, ray_plane
+from .raycast import ray_plane, raycast_kernel
 from .shapes import HULL, shape_local_radius, shape_world_poses
 
 ALL_GROUPS = np.int64(-1)  # every bit set: in all groups / collides with all groups
@@ -238,11 +250,12 @@ class CollisionDetector:
             self._bufs[self._cur] = self._out
 
     def _contact_set(self, n):
-        I = self._out.ints[:n]
-        X = self._out.reals[:n]
-        return ContactSet(I[:, I_BA], I[:, I_BB], I[:, I_SA], I[:, I_SB], X[:, R_N:R_N + 3],
-                          X[:, R_DEPTH], X[:, R_LA:R_LA + 3], X[:, R_LB:R_LB + 3],
-                          X[:, R_W:R_W + 3], I[:, I_FEAT], self.n_shapes)
+        ints = self._out.ints[:n]
+        reals = self._out.reals[:n]
+        return ContactSet(ints[:, I_BA], ints[:, I_BB], ints[:, I_SA], ints[:, I_SB],
+                          reals[:, R_N:R_N + 3], reals[:, R_DEPTH], reals[:, R_LA:R_LA + 3],
+                          reals[:, R_LB:R_LB + 3], reals[:, R_W:R_W + 3], ints[:, I_FEAT],
+                          self.n_shapes)
 
     @property
     def pairs(self):

@@ -11,9 +11,17 @@ Pair table (x = larger kind code, y = smaller):
 """
 from numba import njit
 
-from .narrow_basic import (capsule_capsule, capsule_plane, cylinder_plane, poly_plane,
-                           sphere_box, sphere_capsule, sphere_cylinder, sphere_plane,
-                           sphere_sphere)
+from .narrow_basic import (
+    capsule_capsule,
+    capsule_plane,
+    cylinder_plane,
+    poly_plane,
+    sphere_box,
+    sphere_capsule,
+    sphere_cylinder,
+    sphere_plane,
+    sphere_sphere,
+)
 from .narrow_boxbox import box_box
 from .narrow_polytope import capsule_poly, poly_poly
 from .shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE

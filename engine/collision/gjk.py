@@ -139,7 +139,7 @@ def gjk_segment_polytope(p0, p1, na, vert, v0, nv, simplex, lam):
         lam[i] = 0.0
     v = sub(p0, v3(vert, v0))
     m = 0
-    for it in range(64):
+    for _ in range(64):
         nd = (-v[0], -v[1], -v[2])
         if na == 2 and dot(p1, nd) > dot(p0, nd):
             sa = p1

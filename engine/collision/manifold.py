@@ -57,24 +57,24 @@ def feature_id(kind, ref_side, ref_face, inc_face, code):
 def emit(out, c, sa, sb, flip, n, depth, pa, pb, feature):
     """Write one contact at row c if it fits; always return c + 1 (the count needed)."""
     if c < out.ints.shape[0]:
-        I = out.ints
-        X = out.reals
+        ints = out.ints
+        reals = out.reals
         if flip:
-            I[c, I_SA] = sb
-            I[c, I_SB] = sa
+            ints[c, I_SA] = sb
+            ints[c, I_SB] = sa
             for i in range(3):
-                X[c, R_N + i] = -n[i]
-                X[c, R_PA + i] = pb[i]
-                X[c, R_PB + i] = pa[i]
+                reals[c, R_N + i] = -n[i]
+                reals[c, R_PA + i] = pb[i]
+                reals[c, R_PB + i] = pa[i]
         else:
-            I[c, I_SA] = sa
-            I[c, I_SB] = sb
+            ints[c, I_SA] = sa
+            ints[c, I_SB] = sb
             for i in range(3):
-                X[c, R_N + i] = n[i]
-                X[c, R_PA + i] = pa[i]
-                X[c, R_PB + i] = pb[i]
-        X[c, R_DEPTH] = depth
-        I[c, I_FEAT] = feature
+                reals[c, R_N + i] = n[i]
+                reals[c, R_PA + i] = pa[i]
+                reals[c, R_PB + i] = pb[i]
+        reals[c, R_DEPTH] = depth
+        ints[c, I_FEAT] = feature
     return c + 1
 
 

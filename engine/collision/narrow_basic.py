@@ -7,12 +7,26 @@ Shape a is the routine's first shape; normals point from b to a (see manifold.py
 import math
 
 import numpy as np
-
 from numba import njit
 
 from .manifold import add_candidate, emit, emit_candidates
-from .vec import (add, clamp, col, cross, dot, madd, neg, norm, normalize, rot, rot_t,
-                  scale, sub, to_world, v3)
+from .vec import (
+    add,
+    clamp,
+    col,
+    cross,
+    dot,
+    madd,
+    neg,
+    norm,
+    normalize,
+    rot,
+    rot_t,
+    scale,
+    sub,
+    to_world,
+    v3,
+)
 
 
 @njit(cache=True, _nrt=False)

@@ -12,12 +12,11 @@ boxes are apart the best face's manifold beside it (speculative rows for a tumbl
 turns face on face within the step).
 """
 import numpy as np
-
 from numba import njit
 
 from .manifold import add_candidate, clip_polygon, emit, emit_candidates, feature_id
 from .narrow_basic import closest_segments
-from .vec import tget, add, col, cross, dot, madd, neg, norm, rot, rot_t, scale, sub, v3
+from .vec import add, col, cross, dot, madd, neg, norm, rot, rot_t, scale, sub, tget, v3
 
 FACE_TOL = 1e-3   # relative: B's face must beat A's by this * smallest half extent
 EDGE_TOL = 5e-3   # relative: an edge axis must beat the best face by this much

@@ -9,18 +9,18 @@ def load_obj_points(path, scale=1.0):
     points. Raises ValueError naming the line for a malformed vertex line.
     """
     pts = []
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             parts = line.split()
             if not parts or parts[0] != "v":
                 continue
             try:
                 pts.append([float(parts[1]), float(parts[2]), float(parts[3])])
-            except (IndexError, ValueError):
-                raise ValueError("%s:%d: bad vertex line %r" % (path, lineno, line.strip()))
+            except (IndexError, ValueError) as e:
+                raise ValueError(f"{path}:{lineno}: bad vertex line {line.strip()!r}") from e
     if not pts:
-        raise ValueError("%s: no vertices" % path)
+        raise ValueError(f"{path}: no vertices")
     a = np.array(pts, dtype=np.float64) * scale
     if not np.all(np.isfinite(a)):
-        raise ValueError("%s: non-finite vertex coordinates" % path)
+        raise ValueError(f"{path}: non-finite vertex coordinates")
     return a

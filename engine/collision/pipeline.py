@@ -19,21 +19,21 @@ from .vec import rot_t, sub, v3
 @njit(cache=True, _nrt=False)
 def finalize_contacts(out, n, shape_body, body_pos, body_rot):
     """Fill body_a/b, local_a/b and world for rows [0, n)."""
-    I = out.ints
-    X = out.reals
+    ints = out.ints
+    reals = out.reals
     for c in range(n):
-        ba = shape_body[I[c, I_SA]]
-        bb = shape_body[I[c, I_SB]]
-        I[c, I_BA] = ba
-        I[c, I_BB] = bb
-        pa = (X[c, R_PA], X[c, R_PA + 1], X[c, R_PA + 2])
-        pb = (X[c, R_PB], X[c, R_PB + 1], X[c, R_PB + 2])
+        ba = shape_body[ints[c, I_SA]]
+        bb = shape_body[ints[c, I_SB]]
+        ints[c, I_BA] = ba
+        ints[c, I_BB] = bb
+        pa = (reals[c, R_PA], reals[c, R_PA + 1], reals[c, R_PA + 2])
+        pb = (reals[c, R_PB], reals[c, R_PB + 1], reals[c, R_PB + 2])
         la = rot_t(body_rot[ba], sub(pa, v3(body_pos, ba)))
         lb = rot_t(body_rot[bb], sub(pb, v3(body_pos, bb)))
         for i in range(3):
-            X[c, R_LA + i] = la[i]
-            X[c, R_LB + i] = lb[i]
-            X[c, R_W + i] = 0.5 * (pa[i] + pb[i])
+            reals[c, R_LA + i] = la[i]
+            reals[c, R_LB + i] = lb[i]
+            reals[c, R_W + i] = 0.5 * (pa[i] + pb[i])
 
 
 @njit(cache=True, _nrt=False)

@@ -16,6 +16,7 @@ rim vertices lie just outside and its side faces just inside the true surface (e
 +-0.4 % of r for N = 24).
 """
 from collections import namedtuple
+from functools import partial
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class Polytope:
         self.edges, self.edge_faces = [], []
         for key, fl in edge_faces.items():
             if len(fl) != 2:
-                raise ValueError("polytope is not closed (edge with %d faces)" % len(fl))
+                raise ValueError(f"polytope is not closed (edge with {len(fl)} faces)")
             self.edges.append(key)
             self.edge_faces.append(fl)
         self.edges = np.array(self.edges, dtype=np.int64).reshape(-1, 2)
@@ -161,18 +162,36 @@ def pack_polytopes(polys):
     vert, cen, fn, fo, fis, fic, fidx, ev, ef = [], [], [], [], [], [], [], [], []
     nv = nf = ne = ni = 0
     for p in polys:
-        vstart.append(nv); vcount.append(len(p.vertices))
-        fstart.append(nf); fcount.append(len(p.faces))
-        estart.append(ne); ecount.append(len(p.edges))
-        vert.append(p.vertices); cen.append(p.centroid)
-        fn.append(p.normals); fo.append(p.offsets)
+        vstart.append(nv)
+        vcount.append(len(p.vertices))
+        fstart.append(nf)
+        fcount.append(len(p.faces))
+        estart.append(ne)
+        ecount.append(len(p.edges))
+        vert.append(p.vertices)
+        cen.append(p.centroid)
+        fn.append(p.normals)
+        fo.append(p.offsets)
         for f in p.faces:
-            fis.append(ni); fic.append(len(f)); fidx.extend(f); ni += len(f)
-        ev.append(p.edges); ef.append(p.edge_faces)
-        nv += len(p.vertices); nf += len(p.faces); ne += len(p.edges)
-    i64 = lambda a: np.ascontiguousarray(np.array(a, dtype=np.int64).reshape(-1))
-    f3 = lambda a: np.ascontiguousarray(np.vstack(a) if a else np.zeros((0, 3)), dtype=np.float64)
-    e2 = lambda a: np.ascontiguousarray(np.vstack(a) if a else np.zeros((0, 2)), dtype=np.int64)
+            fis.append(ni)
+            fic.append(len(f))
+            fidx.extend(f)
+            ni += len(f)
+        ev.append(p.edges)
+        ef.append(p.edge_faces)
+        nv += len(p.vertices)
+        nf += len(p.faces)
+        ne += len(p.edges)
+
+    def i64(a):
+        return np.ascontiguousarray(np.array(a, dtype=np.int64).reshape(-1))
+
+    def f3(a):
+        return np.ascontiguousarray(np.vstack(a) if a else np.zeros((0, 3)), dtype=np.float64)
+
+    def e2(a):
+        return np.ascontiguousarray(np.vstack(a) if a else np.zeros((0, 2)), dtype=np.int64)
+
     table = np.ascontiguousarray(np.stack([i64(vstart), i64(vcount), i64(fstart), i64(fcount),
                                            i64(estart), i64(ecount)], axis=1).reshape(-1, 6))
     offs = np.concatenate(fo) if fo else np.zeros(0)
@@ -198,17 +217,17 @@ class PolytopeBuilder:
             kind = int(shape_kind[s])
             if kind == BOX:
                 key = ("box", tuple(np.asarray(shape_size[s], dtype=np.float64)))
-                make = lambda s=s: box_polytope(shape_size[s])
+                make = partial(box_polytope, shape_size[s])
             elif kind == CYLINDER:
                 key = ("cyl", float(shape_size[s][0]), float(shape_size[s][1]),
                        self.cylinder_segments)
-                make = lambda s=s: cylinder_polytope(shape_size[s][0], shape_size[s][1],
-                                                     self.cylinder_segments)
+                make = partial(cylinder_polytope, shape_size[s][0], shape_size[s][1],
+                               self.cylinder_segments)
             elif kind == HULL:
                 a, c = int(shape_hull_start[s]), int(shape_hull_count[s])
                 pts = np.ascontiguousarray(hull_vertex[a:a + c], dtype=np.float64)
                 key = ("hull", pts.tobytes())
-                make = lambda pts=pts: hull_polytope(pts)
+                make = partial(hull_polytope, pts)
             else:
                 continue
             if key not in self._cache:

@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .vec import col, rot, add, v3, dot
+from .vec import add, col, dot, rot, v3
 
 PLANE = 0
 SPHERE = 1

@@ -29,7 +29,7 @@ def prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
     invert3(k, kinv[j])
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def position_error(j, body, arm, static, pos, pred_pos, pred_rot):
     """Predicted gap vector b' - a' at t + h (both bodies' look-ahead caches fresh)."""
     ax, ay, az = predicted_point(static, pos, pred_pos, pred_rot, body[j, 0], arm[j, 0, 0],
@@ -39,7 +39,7 @@ def position_error(j, body, arm, static, pos, pred_pos, pred_rot):
     return bx - ax, by - ay, bz - az
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok, pred_pos, pred_rot):
     """One P-step 1/2 visit: returns (error before, corrected?)."""
@@ -52,7 +52,7 @@ def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, ome
     return err, True
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
                      pred_ok):
     """One P-step 4 visit at t + h: returns (error before, corrected?)."""
@@ -69,7 +69,7 @@ def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_
     return err, True
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
                    dx, dy, dz):
     """Apply p = K^-1 d: +p on body A, -p on body B (removes relative velocity d)."""
@@ -82,7 +82,7 @@ def apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia
                arm[j, 1, 0], arm[j, 1, 1], arm[j, 1, 2], -px, -py, -pz)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def gap(j, body, arm, pos):
     """Current (not predicted) distance of the two anchor points."""
     ax, ay, az = point_at(pos, body[j, 0], arm[j, 0, 0], arm[j, 0, 1], arm[j, 0, 2])

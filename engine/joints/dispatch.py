@@ -13,7 +13,7 @@ def prepare(kind, j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
         ball.prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def correct_position(kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok, pred_pos, pred_rot):
     """The joint's bodies must have fresh look-ahead caches (impulses.ensure_look_ahead)."""
@@ -23,7 +23,7 @@ def correct_position(kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, ve
     return 0.0, False
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok):
     if kind[j] == BALL:
@@ -32,7 +32,7 @@ def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega
     return 0.0, False
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def gap(kind, j, body, arm, pos):
     if kind[j] == BALL:
         return ball.gap(j, body, arm, pos)

@@ -25,17 +25,59 @@ motors keep |sum lambda| <= max h (Schmitt sec. 10: servo axes; method-notes: li
 import numpy as np
 from numba import njit
 
-from ..jitopts import NO_REFCOUNT
 from ..impulses import add_k_matrix_of, dynamic, ensure_look_ahead, velocity_at
-from . import (A_HI1, A_HI2, A_LO1, A_LO2, A_MOTOR, A_SERVO_MODE, A_VHI1, A_VHI2, A_VLO1,
-               A_VLO2, SERVO_DEADBEAT, SERVO_PROFILE, SERVO_UNDECIDED,
-               COORD_ANGLE_B_Y, COORD_ANGLE_X, COORD_NONE, COORD_OFFSET_X, MOTOR_POSITION,
-               MOTOR_VELOCITY, P_BRAKE, P_COORD1, P_COORD2, P_HI1, P_HI2, P_LIM1, P_LIM2,
-               P_LO1, P_LO2, P_MAX, P_MOTOR, P_RLOCK, P_SEQ_LEN, P_SEQ_REPEAT, P_SEQ_START,
-               P_SPRING_C, P_SPRING_K, P_SPRING_REST, P_TARGET, P_TLOCK)
-from .rows import (angular_mass, angular_velocity_of, axis_at, cross, dot,
-                   push_angular, push_linear, quad, solve3)
-
+from ..jitopts import NO_REFCOUNT
+from . import (
+    A_HI1,
+    A_HI2,
+    A_LO1,
+    A_LO2,
+    A_MOTOR,
+    A_SERVO_MODE,
+    A_VHI1,
+    A_VHI2,
+    A_VLO1,
+    A_VLO2,
+    COORD_ANGLE_B_Y,
+    COORD_ANGLE_X,
+    COORD_NONE,
+    COORD_OFFSET_X,
+    MOTOR_VELOCITY,
+    P_BRAKE,
+    P_COORD1,
+    P_COORD2,
+    P_HI1,
+    P_HI2,
+    P_LIM1,
+    P_LIM2,
+    P_LO1,
+    P_LO2,
+    P_MAX,
+    P_MOTOR,
+    P_RLOCK,
+    P_SEQ_LEN,
+    P_SEQ_REPEAT,
+    P_SEQ_START,
+    P_SPRING_C,
+    P_SPRING_K,
+    P_SPRING_REST,
+    P_TARGET,
+    P_TLOCK,
+    SERVO_DEADBEAT,
+    SERVO_PROFILE,
+    SERVO_UNDECIDED,
+)
+from .rows import (
+    angular_mass,
+    angular_velocity_of,
+    axis_at,
+    cross,
+    dot,
+    push_angular,
+    push_linear,
+    quad,
+    solve3,
+)
 
 # ---- points and arms ----------------------------------------------------------------------
 

@@ -27,10 +27,28 @@ from numba import njit
 
 from ..impulses import velocity_at
 from ..jitopts import NO_REFCOUNT
-from . import (A_BOUND, A_MOTOR, A_SAT, BALL, COORD_NONE, COORD_OFFSET_X, P_COORD1, P_MAX,
-               P_MOTOR, P_RLOCK, P_TLOCK)
-from .generic import (_arms, _locked_axes, _point, _rotation_error, coordinate,
-                      motor_change, rotation_row_errors)
+from . import (
+    A_BOUND,
+    A_MOTOR,
+    A_SAT,
+    BALL,
+    COORD_NONE,
+    COORD_OFFSET_X,
+    P_COORD1,
+    P_MAX,
+    P_MOTOR,
+    P_RLOCK,
+    P_TLOCK,
+)
+from .generic import (
+    _arms,
+    _locked_axes,
+    _point,
+    _rotation_error,
+    coordinate,
+    motor_change,
+    rotation_row_errors,
+)
 from .rows import dot
 
 

@@ -8,8 +8,8 @@ A static body and the world (index -1) contribute nothing and do not move.
 """
 from numba import njit
 
-from ..jitopts import NO_REFCOUNT
 from ..impulses import angular_impulse_to, dynamic, impulse_to
+from ..jitopts import NO_REFCOUNT
 
 
 @njit(cache=True, **NO_REFCOUNT)

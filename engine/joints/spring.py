@@ -17,8 +17,14 @@ damper cannot reverse it.
 import numpy as np
 from numba import njit
 
-from ..impulses import (apply_impulse, body_arm, body_point, is_dynamic, point_velocity,
-                        predict_point)
+from ..impulses import (
+    apply_impulse,
+    body_arm,
+    body_point,
+    is_dynamic,
+    point_velocity,
+    predict_point,
+)
 
 
 @njit(cache=True)

@@ -100,7 +100,10 @@ def key(B, J):
 def _classify(B, J):
     """(global ball joints, other joints, all correctable joints) in joint order."""
     static = B.static
-    dyn = lambda b: b >= 0 and not static[b]
+
+    def dyn(b):
+        return b >= 0 and not static[b]
+
     glob, other, every = [], [], []
     for j in range(J.kind.shape[0]):
         if not J.enabled[j] or not (dyn(J.body[j, 0]) or dyn(J.body[j, 1])):
@@ -172,7 +175,10 @@ def _linear(B, J, glob, dyn):
                 if pos[a] > pos[b]:
                     con.append((slot[(pos[a], pos[b])], c, a, sa, b, sb))
     con = np.array(con, dtype=np.int64).reshape(-1, 6)
-    i64 = lambda x: np.asarray(x, dtype=np.int64)
+
+    def i64(x):
+        return np.asarray(x, dtype=np.int64)
+
     ne = len(row)
     return dict(
         lin_joint=i64(order), lin_col_ptr=col_ptr, lin_row=i64(row), lin_upd_ptr=upd_ptr,

@@ -24,21 +24,50 @@ from numba import njit
 
 from .. import contact_friction, contact_rows, contacts
 from ..clock import monotonic_ns
+from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
 from ..joints import BALL, dispatch, generic, spring
 from ..motion import advance_body, world_inertia
-from ..impulses import ensure_look_ahead, velocity_at
-from . import rounds
-from ..state import (S_BUDGET_NS, S_EPS_POS, S_EPS_VEL, S_GX, S_H, S_H_PREV, S_MAX_HALVINGS,
-                     S_MAX_SWEEPS, S_ORDER, S_SOLVER, S_SPRING_ITERATED, S_TIME, S_VEL_CORR,
-                     T_BUDGET_HIT,
-                     T_CHECKS, T_HALVINGS, T_IMPULSES, T_RESIDUAL, T_SIZE, T_SOLVE_NS,
-                     T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_RESIDUAL,
-                     S_SHOCK_PASSES, S_CONTACT_TOL, S_CONTACT_SWEEPS, S_TOI, T_CAP_HIT,
-                     T_COLLIDE_NS, T_CONTACT_IMPULSE, T_CONTACT_NS, T_CONTACTS, T_LAYERS,
-                     T_END_DEPTH, T_ROWS, T_TOI_EVENTS)
-
-from . import GROWING_CYCLES
+from ..state import (
+    S_BUDGET_NS,
+    S_CONTACT_SWEEPS,
+    S_CONTACT_TOL,
+    S_EPS_POS,
+    S_EPS_VEL,
+    S_GX,
+    S_H,
+    S_H_PREV,
+    S_MAX_HALVINGS,
+    S_MAX_SWEEPS,
+    S_ORDER,
+    S_SHOCK_PASSES,
+    S_SOLVER,
+    S_SPRING_ITERATED,
+    S_TIME,
+    S_TOI,
+    S_VEL_CORR,
+    T_BUDGET_HIT,
+    T_CAP_HIT,
+    T_CHECKS,
+    T_COLLIDE_NS,
+    T_CONTACT_IMPULSE,
+    T_CONTACT_NS,
+    T_CONTACTS,
+    T_END_DEPTH,
+    T_HALVINGS,
+    T_IMPULSES,
+    T_LAYERS,
+    T_RESIDUAL,
+    T_ROWS,
+    T_SIZE,
+    T_SOLVE_NS,
+    T_SWEEPS,
+    T_TOI_EVENTS,
+    T_VEL_CHECKS,
+    T_VEL_IMPULSES,
+    T_VEL_RESIDUAL,
+)
+from . import GROWING_CYCLES, rounds
 
 
 @njit(cache=True, **NO_REFCOUNT)

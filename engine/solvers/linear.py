@@ -25,7 +25,7 @@ from .graph import C_FACTOR_OPS
 PIVOT_TOL = 1e-9  # relative size of a pivot block below which K counts as singular
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def add_k_pair(static, inv_mass, inv_inertia_w, c, r1x, r1y, r1z, r2x, r2y, r2z, sign, out):
     """out += sign K_C(r1, r2) = sign (E/m - [r1]x A [r2]x)."""
     a = inv_inertia_w

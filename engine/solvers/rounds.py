@@ -34,15 +34,28 @@ from .. import contact_rows, contacts
 from ..clock import monotonic_ns
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
-from ..joints import (A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, jacobian,
-                      spring)
+from ..joints import A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, jacobian, spring
 from ..joints.ball import position_error
-from ..state import (S_BUDGET_NS, S_CONTACT_SWEEPS, S_CONTACT_TOL, S_EPS_POS, S_EPS_VEL, S_GX,
-                     S_MAX_SWEEPS, S_ORDER, S_TIME, S_SPRING_ITERATED, T_BUDGET_HIT, T_CHECKS,
-                     T_IMPULSES, T_SWEEPS, T_VEL_CHECKS, T_VEL_IMPULSES)
+from ..state import (
+    S_BUDGET_NS,
+    S_CONTACT_SWEEPS,
+    S_CONTACT_TOL,
+    S_EPS_POS,
+    S_EPS_VEL,
+    S_GX,
+    S_MAX_SWEEPS,
+    S_ORDER,
+    S_SPRING_ITERATED,
+    S_TIME,
+    T_BUDGET_HIT,
+    T_CHECKS,
+    T_IMPULSES,
+    T_SWEEPS,
+    T_VEL_CHECKS,
+    T_VEL_IMPULSES,
+)
 from . import GROWING_CYCLES, contact_tree, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
-
 
 
 @njit(cache=True, **NO_REFCOUNT)
