@@ -4,6 +4,7 @@ type of its own (application/x-impulse-scene: JSON whose start names the format)
 every application/json file."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,10 @@ MIME_PACKAGE = f"""<?xml version="1.0" encoding="UTF-8"?>
 
 
 def exec_line() -> str:
-    exe = shutil.which("impulse")
+    """This installation's `impulse` (the script beside this interpreter, as in a venv), else
+    the one on PATH, else this interpreter running the package."""
+    here = Path(sys.executable).with_name("impulse")
+    exe = str(here) if os.access(here, os.X_OK) else shutil.which("impulse")
     cmd = f'"{exe}"' if exe else f'"{sys.executable}" -m impulse.app'
     return f"{cmd} view %f"
 

@@ -7,6 +7,7 @@ app then loads them from the cache in about a second).
 """
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -47,7 +48,8 @@ class BackgroundCompile:
         self.stopped = False           # stop() ended the child (the window closed first)
         cmd = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL, text=True)
+                                     stdin=subprocess.DEVNULL, text=True,
+                                     preexec_fn=_lower_priority if os.name == "posix" else None)
         self._stderr = []
         threading.Thread(target=self._drain_stderr, daemon=True).start()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -118,6 +120,11 @@ class BackgroundCompile:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+def _lower_priority():
+    """The compile yields the CPU to the window (a 2-core machine has one core for each)."""
+    os.nice(10)
 
 
 def _duration(seconds: float) -> str:
