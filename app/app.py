@@ -485,6 +485,8 @@ class App:
     # ================================================================ per frame
     def update(self, dt: float) -> None:
         if self.compile is not None:
+            if self.compile.proc is None and self.viewer.frame_count >= 1:
+                self.compile.start()               # the window is up: compile beside it
             self._open_pending()
         if self.session is None:
             self.launcher.update()

@@ -36,7 +36,7 @@ def features_for_path(path) -> tuple:
 class BackgroundCompile:
     """The compile child and what it has said so far (read from the UI thread)."""
 
-    def __init__(self, command=None):
+    def __init__(self, command=None, start=True):
         self.fraction = 0.0            # share of the expected compile time done, 0..1
         self.eta_s = None              # estimated seconds left, None before the first kernel
         self.kernel = ""               # the kernel compiled last
@@ -46,14 +46,22 @@ class BackgroundCompile:
         self.error = None              # one line if the child failed
         self.seconds = None
         self.stopped = False           # stop() ended the child (the window closed first)
-        cmd = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL, text=True,
-                                     preexec_fn=_lower_priority if os.name == "posix" else None)
+        self.command = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
+        self.proc = None
         self._stderr = []
+        if start:
+            self.start()
+
+    def start(self):
+        """Start the child (the viewer does it once its first frame is up: on 2 cores the
+        child's start-up would otherwise slow the window's)."""
+        if self.proc is not None:
+            return
+        self.proc = subprocess.Popen(self.command, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                     preexec_fn=_lower_priority if os.name == "posix" else None)
         threading.Thread(target=self._drain_stderr, daemon=True).start()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        threading.Thread(target=self._read, daemon=True).start()
 
     @classmethod
     def start_if_needed(cls):
@@ -61,7 +69,7 @@ class BackgroundCompile:
         if warmup.kernels_cached():
             return None
         log.info("first start: compiling the physics kernels in the background")
-        return cls()
+        return cls(start=False)
 
     @property
     def running(self) -> bool:
@@ -114,7 +122,7 @@ class BackgroundCompile:
 
     def stop(self):
         self.stopped = True
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=5)
