@@ -281,7 +281,8 @@ def compile_in_terminal():
     cached = warmup.kernels_cached()
     log.debug("physics kernels %s numba's cache", "found in" if cached else "not in")
     if not cached:
-        log.info("first start: compiling the physics kernels (later starts take a second)")
+        log.info("first start: compiling the physics kernels, once (7-9 minutes on 2 cores; "
+                 "later starts take a second or two)")
         quiet = logging.getLogger("impulse").getEffectiveLevel() > logging.INFO
         warmup.main(["--progress", "none", "--quiet"] if quiet else ["--progress", "auto"])
 

@@ -17,18 +17,11 @@ from impulse.engine import warmup
 log = logging.getLogger(__name__)
 
 
-def features_for_document(doc) -> tuple:
-    """Features a scene needs in the viewer (engine/warmup.py): contact detection unless
-    the scene turns contacts off (a user can drop bodies into any other scene)."""
-    contacts = doc.get("contacts") if isinstance(doc, dict) else None
-    off = isinstance(contacts, dict) and contacts.get("enabled", True) is False
-    return ("step", "interaction") if off else warmup.FEATURES
-
-
 def features_for_path(path) -> tuple:
+    """The features the scene file at `path` needs (engine.warmup.features_for_document)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return features_for_document(json.load(f))
+            return warmup.features_for_document(json.load(f))
     except (OSError, ValueError):
         return warmup.FEATURES         # the open reports the problem itself
 
@@ -117,6 +110,8 @@ class BackgroundCompile:
             return self.error
         if self.finished:
             return "physics kernels ready"
+        if not self.kernels:
+            return "first start: starting the kernel compile (7-9 minutes on 2 cores, once)"
         left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
         return f"first start: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
 

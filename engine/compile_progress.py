@@ -13,6 +13,7 @@ from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("kernel_manifest.json")
 UNKNOWN_SECONDS = 0.5          # a kernel the manifest does not name
+UNKNOWN_TOTAL = 450.0          # the whole compile when there is no manifest [s of one core]
 
 
 def load_manifest(path=MANIFEST) -> dict:
@@ -35,7 +36,7 @@ class CompileProgress:
     def __init__(self, report=None, manifest=None):
         self.report = report
         self.expected = load_manifest() if manifest is None else manifest
-        self.total = sum(s for s, _ in self.expected.values()) or 1.0
+        self.total = sum(s for s, _ in self.expected.values()) or UNKNOWN_TOTAL
         self.done = 0.0            # expected seconds of the kernels finished so far
         self.kernels = 0
         self.timings = []

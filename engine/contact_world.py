@@ -153,10 +153,6 @@ class ContactSystem:
     def enabled(self):
         return (self.world.contacts_spec or {}).get("enabled", True)
 
-    def possible(self):
-        """True if detection can find anything: contacts on and two shapes or more."""
-        return self.enabled and sum(len(r) for r in self.rows) >= 2
-
     # ---- per step -------------------------------------------------------------------------
     def detect(self, h):
         """Contacts at the current state packed into self.C; returns (C, seconds)."""

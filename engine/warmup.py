@@ -21,13 +21,12 @@ from .kernel_cache import features_ready, kernels_cached, ready_marker  # noqa: 
 FEATURES = ("step", "interaction", "contacts")
 
 
-def features_of(world, interactive=True) -> tuple:
-    """The features a world needs before it runs. In the viewer a user can drop bodies in,
-    so detection is needed unless the scene turns contacts off."""
-    col = world.collision
-    contacts = col.enabled and (interactive or col.possible())
-    return (("step",) + (("interaction",) if interactive else ())
-            + (("contacts",) if contacts else ()))
+def features_for_document(doc) -> tuple:
+    """The features a scene document needs in the viewer: contact detection unless the
+    scene turns contacts off (a user can drop bodies into any other scene)."""
+    contacts = doc.get("contacts") if isinstance(doc, dict) else None
+    off = isinstance(contacts, dict) and contacts.get("enabled", True) is False
+    return ("step", "interaction") if off else FEATURES
 
 
 def _mark_ready(feature):

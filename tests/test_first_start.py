@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from impulse.app.kernel_compile import BackgroundCompile, features_for_document
+from impulse.app.kernel_compile import BackgroundCompile
 from impulse.engine import jitopts, warmup
 from impulse.engine.compile_progress import CompileProgress, load_manifest, write_manifest
 
@@ -73,9 +73,9 @@ def test_a_failing_compile_says_why_in_one_line(tmp_path):
 
 
 def test_scenes_with_contacts_off_need_no_detection():
-    assert features_for_document({"contacts": {"enabled": False}}) == ("step", "interaction")
-    assert features_for_document({"bodies": []}) == warmup.FEATURES
-    assert features_for_document([]) == warmup.FEATURES
+    assert warmup.features_for_document({"contacts": {"enabled": False}}) == ("step", "interaction")
+    assert warmup.features_for_document({"bodies": []}) == warmup.FEATURES
+    assert warmup.features_for_document([]) == warmup.FEATURES
 
 
 def test_progress_kernel_by_kernel_with_an_estimate(tmp_path):

@@ -116,14 +116,15 @@ class Launcher:
         if c is None:
             return
         imgui.text(c.status_line())
-        label = f"{100 * c.fraction:.0f} %" + (f"  ({c.kernel})" if c.kernel else "")
+        label = c.kernel or "starting"
         imgui.progress_bar(c.fraction, imgui.ImVec2(-1, 0), label)
         waiting = self.app.pending_open
         if waiting is not None:
             imgui.text_wrapped(self.app.status)
         else:
             imgui.text_disabled("The gallery and files work meanwhile; a scene opens as soon "
-                                "as its kernels are ready. Later starts take about a second.")
+                                "as its kernels are ready. Closing the window stops the "
+                                "compile. Later starts take a second or two.")
         imgui.separator()
 
     def _gallery(self) -> None:
