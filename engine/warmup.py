@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from .kernel_cache import features_ready, kernels_cached, ready_marker  # noqa: F401
+from .kernel_cache import kernels_cached, ready_marker  # noqa: F401  (kernels_cached: the app asks)
 
 FEATURES = ("step", "interaction", "contacts")
 
@@ -83,15 +83,14 @@ def warm_contacts():
     w.step()
 
 
-WARM = {"step": warm_step, "interaction": lambda: warm_interaction(), "contacts": warm_contacts}
-
-
 def warm_up(features=FEATURES, on_ready=None):
     """Compile (or load) the kernels of `features`, in FEATURES order; on_ready(feature)
     after each. Marks each feature ready in the cache folder."""
     for feature in FEATURES:
         if feature in features:
-            WARM[feature]()
+            warm = {"step": warm_step, "interaction": warm_interaction,
+                    "contacts": warm_contacts}[feature]
+            warm()
             _mark_ready(feature)
             if on_ready is not None:
                 on_ready(feature)

@@ -41,19 +41,21 @@ def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
     assert before != after and len(after) == 16
 
 
+def numba_cache_dir_of_a_child(**env):
+    """numba's cache folder as a child process with these variables sees it."""
+    return subprocess.run([sys.executable, "-c", "import impulse.engine, numba; "
+                           "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
+                          env={**os.environ, **env}, cwd=ROOT, timeout=120,
+                          check=True).stdout.strip()
+
+
 @pytest.mark.slow
 def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "elsewhere")}
-    out = subprocess.run([sys.executable, "-c", "import impulse.engine, numba; "
-                          "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
-                         env=env, cwd=ROOT, timeout=120, check=True).stdout.strip()
+    out = numba_cache_dir_of_a_child(XDG_CACHE_HOME=str(tmp_path / "elsewhere"))
     assert out == str(kernel_cache.cache_dir())
 
 
 @pytest.mark.slow
 def test_an_explicit_numba_cache_dir_wins(tmp_path):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
-    out = subprocess.run([sys.executable, "-c", "import impulse.engine, numba; "
-                          "print(numba.config.CACHE_DIR)"], capture_output=True, text=True,
-                         env=env, cwd=ROOT, timeout=120, check=True).stdout.strip()
+    out = numba_cache_dir_of_a_child(NUMBA_CACHE_DIR=str(tmp_path / "mine"))
     assert out == str(tmp_path / "mine")
