@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     from impulse.app.xvfb import ensure_display
-    from impulse.engine.benchmarks import format_table
+    from impulse.engine.bench.joints import format_table
 
     xvfb = ensure_display(SIZE)
     try:

@@ -121,7 +121,7 @@ def main(argv=None) -> int:
         return 2
     use_simulated_headset()
     from impulse.app.xvfb import ensure_display
-    from impulse.engine.benchmarks import format_table
+    from impulse.engine.bench.joints import format_table
 
     xvfb = ensure_display(MIRROR)
     try:

@@ -18,7 +18,7 @@ import numpy as np
 from . import state as S
 from . import strict_json
 from .durable import open_for_write, write_file
-from .rotations import matrix_to_quat
+from .scene_entries import scene_pose
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,9 @@ def sim_parser(p=None):
     p.add_argument("--contact-columns", action="store_true",
                    help="trajectory: add the contact figures of the step that led to each row")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--save-state", metavar="OUT.json",
+                   help="at the end, write the world as a scene file with its exact state: "
+                        "loading it continues the run bit for bit")
     return p
 
 
@@ -134,8 +137,9 @@ def run_sim(args):
         return EXIT_BAD_INPUT
     world = load_with_settings(args.scene, _overrides(args))
     steps = max(1, int(round(args.duration / world.settings.h)))
-    if args.trajectory:
-        check_writable(args.trajectory)
+    for path in (args.trajectory, args.save_state):
+        if path:
+            check_writable(path)
     tally = RunTally(sum(world.energy()))
     every = args.every if args.trajectory else 0
     chunk = max(1, CHUNK_STEPS // every) * every if every else CHUNK_STEPS
@@ -153,6 +157,9 @@ def run_sim(args):
             del result        # before the next part is allocated
             done += n
     summary = tally.summary(world, os.path.basename(args.scene))
+    if args.save_state:
+        from .scene import save_scene
+        save_scene(world, args.save_state)
     if args.json:
         print(strict_json.dumps(summary))
     else:
@@ -204,12 +211,11 @@ class TrajectoryWriter:
             contact = [f"{col[r * every - 1]:.12g}" if r else "" for col in columns.values()]
             for b in self.dynamic:
                 m = world.models[b]
-                rot = result.rot[r, b] @ m.frame.T
-                pos = result.pos[r, b] - rot @ m.com
+                pos, quat = scene_pose(m, result.pos[r, b], result.rot[r, b])
                 om = result.omega[r, b]
                 vel = result.vel[r, b] - np.cross(om, result.pos[r, b] - pos)
                 self.csv.writerow([f"{t:.10g}", m.name, *(f"{x:.12g}" for x in pos),
-                                   *(f"{x:.12g}" for x in matrix_to_quat(rot)),
+                                   *(f"{x:.12g}" for x in quat),
                                    *(f"{x:.12g}" for x in vel), *(f"{x:.12g}" for x in om),
                                    *contact])
 
@@ -224,7 +230,7 @@ examples:
 
 def bench_parser(p=None):
     """The `impulse bench` parser; `p`: a parser to fill (a subcommand's), else a new one."""
-    from .benchmarks import BENCHMARKS
+    from .bench.joints import BENCHMARKS
     if p is None:
         p = OneLineParser(prog="impulse bench")
     p.description = "Run the engine's benchmarks; print a table, write JSON."
@@ -238,7 +244,7 @@ def bench_parser(p=None):
 
 
 def run_bench(args):
-    from .benchmarks import BENCHMARKS, format_table
+    from .bench.joints import BENCHMARKS, format_table
     names = args.names or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:

@@ -9,8 +9,8 @@ there) and only indexes arrays its caller keeps alive; it is called from other k
 not from Python.
 
 Inlining: `inline='always'` (numba inlines the helper's IR into every caller, which then
-types and compiles it again) is kept only on the contact hot path (impulses.py, contacts.py,
-contact_rows.py, contact_friction.py, solvers/contact_tree.py): without it contact scenes ran
+types and compiles it again) is kept only on the contact hot path (impulses.py, contacts/solve.py,
+contacts/rows.py, contacts/friction.py, solvers/contact_tree.py): without it contact scenes ran
 2.6-3.6x slower (box_stack, pyramid, wall_car; issue 19). Joints, solvers, rotations and
 motion call their helpers (LLVM inlines the small ones) at the same speed within noise, and
 the first compile drops from 571 to 449 CPU seconds.

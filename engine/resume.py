@@ -84,7 +84,7 @@ def restore(world, st):
         c._prev = _get_set(st, "prev")
         c._prev_warm = np.array(st["prev_warm"])
         pending = _get_set(st, "pending")
-        if pending is not None:   # valid for exactly this state (contact_world._take_pending)
+        if pending is not None:   # valid for exactly this state (contacts.system._take_pending)
             c._pending = (pending, float(st["pending_h"][0]), c._signature(), B.static.copy(),
                           B.pos.copy(), B.rot.copy(), B.vel.copy(), B.omega.copy())
     else:   # captured before the first detection: start the contacts' memory afresh

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import scene_schema
 from .durable import write_file
-from .joint_specs import scene_frame_axes
+from .scene_entries import body_entry
 from .settings import Settings
 from .world import WORLD, World
 
@@ -252,10 +252,6 @@ def _state_agrees(world, state, tol=1e-6):
     return True
 
 
-def _clean(x):
-    return [float(v) for v in x]
-
-
 def world_to_scene(world, exact_state=False):
     """The current world (state, edits, settings) as a scene document; with exact_state
     also its `state` block (engine/resume.py), so that loading it continues the run
@@ -267,38 +263,8 @@ def world_to_scene(world, exact_state=False):
     doc["settings"] = world.settings.to_dict()
     if world.camera:
         doc["camera"] = copy.deepcopy(world.camera)
-    bodies = []
-    for b, m in enumerate(world.models):
-        spec = copy.deepcopy(m.spec)
-        pos, quat = world.body_scene_pose(b)
-        spec["position"] = _clean(pos)
-        spec["orientation"] = _clean(quat)
-        if not m.static:
-            w = world.B.omega[b]
-            v_origin = world.B.vel[b] - _cross(w, world.B.pos[b] - pos)
-            spec["velocity"] = _clean(v_origin)
-            spec["angular_velocity"] = _clean(w)
-        bodies.append(spec)
-    doc["bodies"] = bodies
-    joints = []
-    for jm, arr in [(j, world.J) for j in world.joint_models] + \
-                   [(s, world.Sp) for s in world.spring_models]:
-        spec = copy.deepcopy(jm.spec)
-        for key in ("anchor", "anchors"):
-            spec.pop(key, None)
-        models = world.joint_models if arr is world.J else world.spring_models
-        i = models.index(jm)
-        spec["local_anchors"] = [
-            _clean(world._principal_to_scene(arr.body[i, s], arr.anchor[i, s])) for s in range(2)]
-        if arr is world.Sp:
-            spec["rest_length"] = float(world.Sp.rest[i])
-        elif spec["type"] != "ball":
-            for key in ("axis", "ref", "axis2"):
-                spec.pop(key, None)
-            axes = [scene_frame_axes(world, arr.body[i, s], arr.frame[i, s]) for s in range(2)]
-            spec["local_axes"] = [_clean(x) for x, _ in axes]
-            spec["local_refs"] = [_clean(y) for _, y in axes]
-        joints.append(spec)
+    doc["bodies"] = [body_entry(world, b) for b in range(len(world.models))]
+    joints = [world.joint_entry(name) for name in world.scene_joint_names]
     if joints:
         doc["joints"] = joints
     if world.contacts_spec:
@@ -307,10 +273,6 @@ def world_to_scene(world, exact_state=False):
         from .resume import to_document
         doc["state"] = to_document(world)
     return doc
-
-
-def _cross(a, b):
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 
 
 def save_scene(world, path):

@@ -51,7 +51,7 @@ Springs = namedtuple("Springs", [
     "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
 ])
 
-# Contacts of one step (engine/contacts.py): c rows, one per contact point; A = body[:,0]
+# Contacts of one step (engine/contacts/solve.py): c rows, one per contact point; A = body[:,0]
 # (the normal points from B to A). Filled from a ContactSet before each step.
 Contacts = namedtuple("Contacts", [
     "body",      # (c,2) int64 bodies A, B
@@ -69,7 +69,7 @@ Contacts = namedtuple("Contacts", [
     "acc_c",     # (c,) normal impulse of the collision pass (derived, >= 0)
     "acc_tv",    # (c,3) friction impulse of the velocity correction (derived)
     "acc_w",     # (c,2) twist friction impulse about n, position stage / velocity correction
-                 # (friction lives per patch, in the patch's first row: contact_friction.py)
+                 # (friction lives per patch, in the patch's first row: contacts/friction.py)
     "first",     # (c,) int64 first row of the contact's patch (derived)
     "pcount",    # (c,) int64 rows of the patch (in its first row; rows first .. first+pcount-1)
     "flag",      # (c,) int64: 1 colliding this step (derived)
@@ -81,7 +81,7 @@ Contacts = namedtuple("Contacts", [
     "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
     "keep",      # (c,WARM_SIZE) what the next step's warm start takes: the impulses of the
                  # position loop and of the velocity correction before their shock passes
-    # per stage (contact_rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
+    # per stage (contacts/rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
     "knn",       # (c,2) n^T K n of each row
     "split",     # (c,) bool: the row's depth is left to the depth projection (SPLIT_DEPTH)
     "prows",     # (c,) int64 rows the patch counts in this stage (first row; 0: none)
@@ -94,7 +94,7 @@ Contacts = namedtuple("Contacts", [
     "pu0",       # (c,3) patch: relative velocity at its centre at the snapshot (first row)
     "keff",      # (c,) n^T K n through a joint tree (solvers/contact_tree.py; 0: free bodies)
     "kpatch",    # (c,3,3) the patch friction's K through a joint tree (in the patch's first
-                 # row, where keff > 0; contact_friction.py)
+                 # row, where keff > 0; contacts/friction.py)
     "held",      # (2,6) velocities of a contact's bodies before a visit (scratch)
     "radius",    # (c,2) curvature radius of each side at the contact point: the sphere's,
                  # capsule's or a cylinder side's radius (the point follows the surface over
@@ -102,7 +102,7 @@ Contacts = namedtuple("Contacts", [
     "face",      # (c,) a cylinder's radius where the row is a rim point of its cap lying on
                  # the other body (the patch is its disc: twist radius 2 r / 3), else 0
     "slide",     # (c,) bool: the patch slid when its stage began (first row; its friction
-                 # cone is mu_d, else mu_s: contact_friction.py)
+                 # cone is mu_d, else mu_s: contacts/friction.py)
 ])
 
 # Columns of Contacts.warm: the last step's accumulated impulses of the matched contact.

@@ -1,33 +1,19 @@
-"""World: owns the flat body/joint/spring arrays and the settings; step(), run(), live edits.
-
-Live edits (add/remove a body, joint or spring) happen between steps and only touch the rows
-they concern: a new body's mass properties are derived once, the other rows are kept.
+"""World: owns the flat body/joint/spring arrays and the settings; step(), run(), the drag,
+measures and snapshots. Live edits and the conversion to scene entries: world_edits.py.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import state as S
-from .bodies import body_model
-from .contact_world import ContactSystem
+from .contacts.system import ContactSystem
 from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
 from .interaction import Drag, apply_drag
-from .joint_specs import local_frames, parameters
-from .joints import A_MOTOR, P_SEQ_START
-from .rotations import matrix_to_quat, quat_to_matrix
+from .joints import A_MOTOR
 from .settings import Settings
 from .solvers import graph, iterative
-
-WORLD = "world"
-
-
-@dataclass
-class JointModel:
-    name: str
-    kind: str            # "ball", ..., or "spring"
-    bodies: tuple        # two body names or "world"
-    spec: dict
+from .world_edits import WORLD, JointModel, LiveEdits  # noqa: F401  (re-exported)
 
 
 @dataclass
@@ -43,7 +29,10 @@ class RunResult:
     wall_time: float
 
 
-class World:
+class World(LiveEdits):
+    """Bodies, joints, springs and contacts as flat arrays, stepped by the impulse method;
+    live edits (engine/world_edits.py) between steps."""
+
     def __init__(self, settings=None):
         self.settings = settings if isinstance(settings, Settings) else \
             Settings.from_dict(settings or {})
@@ -148,138 +137,6 @@ class World:
     @property
     def body_color(self):
         return np.array([m.color for m in self.models], dtype=np.float64).reshape(-1, 3)
-
-    # ---- bodies --------------------------------------------------------------------------
-    def add_body(self, spec):
-        """Add a body from a scene-file body entry; returns its index."""
-        if spec["name"] == WORLD or spec["name"] in self.body_names:
-            raise ValueError(f"body name {spec['name']!r} is already taken")
-        model = body_model(spec, where=f"body {spec['name']!r}")
-        self._append_bodies([model], [spec])
-        return len(self.models) - 1
-
-    def _append_bodies(self, models, specs):
-        k = len(models)
-        new = S.empty_bodies(k, self._order)
-        for i, (m, spec) in enumerate(zip(models, specs, strict=True)):
-            rot_scene = quat_to_matrix(spec.get("orientation", [1.0, 0.0, 0.0, 0.0]))
-            pos_scene = np.asarray(spec.get("position", [0.0, 0.0, 0.0]), dtype=np.float64)
-            new.rot[i] = rot_scene @ m.frame
-            new.pos[i] = pos_scene + rot_scene @ m.com
-            if not m.static:
-                w = np.asarray(spec.get("angular_velocity", [0.0, 0.0, 0.0]), dtype=np.float64)
-                v = np.asarray(spec.get("velocity", [0.0, 0.0, 0.0]), dtype=np.float64)
-                new.omega[i] = w
-                # velocity is the frame origin's
-                new.vel[i] = v + np.cross(w, new.pos[i] - pos_scene)
-                new.inv_mass[i] = 1.0 / m.mass
-                new.inertia[i] = m.inertia
-                new.inv_inertia[i] = np.where(m.inertia > 0,
-                                              1.0 / np.where(m.inertia > 0, m.inertia, 1.0), 0.0)
-            new.static[i] = m.static
-        self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new, strict=True)])
-        self.collision.add_bodies(models, len(self.models))
-        self.models.extend(models)
-
-    def remove_body(self, name):
-        """Remove a body and every joint and spring attached to it."""
-        idx = self.body_index(name)
-        for jm in [j for j in self.joint_models if name in j.bodies]:
-            self.remove_joint(jm.name)
-        for sm in [s for s in self.spring_models if name in s.bodies]:
-            self.remove_joint(sm.name)
-        if self.drag is not None and self.drag.body >= idx:
-            self.drag = None if self.drag.body == idx else self.drag
-            if self.drag is not None:
-                self.drag.body -= 1
-        self.B = S.Bodies(*[np.delete(a, idx, axis=0) for a in self.B])
-        self.collision.remove_body(idx)
-        del self.models[idx]
-        for arr in (self.J.body, self.Sp.body):
-            arr[arr > idx] -= 1
-
-    # ---- joints and springs --------------------------------------------------------------
-    def add_joint(self, spec):
-        """Add a joint or spring from a scene-file joint entry."""
-        names = self.joint_names + [s.name for s in self.spring_models]
-        if spec["name"] in names:
-            raise ValueError(f"joint name {spec['name']!r} is already taken")
-        a, b = spec["bodies"]
-        ia, ib = self.body_index(a), self.body_index(b)
-        if ia == ib:
-            raise ValueError(f"joint {spec['name']!r} connects body {a!r} to itself")
-        anchors = self._local_anchors(spec, (ia, ib))
-        model = JointModel(spec["name"], spec["type"], (a, b), spec)
-        if spec["type"] == "spring":
-            row = S.empty_springs(1)
-            row.body[0] = ia, ib
-            row.anchor[0] = anchors
-            p = [self._world_point(ia, anchors[0]), self._world_point(ib, anchors[1])]
-            row.rest[0] = spec.get("rest_length", float(np.linalg.norm(p[1] - p[0])))
-            row.stiff[0] = spec["stiffness"]
-            row.damp[0] = spec.get("damping", 0.0)
-            self.Sp = S.Springs(*[np.concatenate([x, y])
-                                  for x, y in zip(self.Sp, row, strict=True)])
-            self.spring_models.append(model)
-        else:
-            kind, param, seq = parameters(spec)
-            row = S.empty_joints(1)
-            row.kind[0] = kind
-            row.body[0] = ia, ib
-            row.anchor[0] = anchors
-            row.frame[0] = local_frames(self, spec, (ia, ib))
-            param[P_SEQ_START] = self.J.seq.shape[0]
-            row.param[0] = param
-            self.J = S.Joints(*[np.concatenate([x, y])
-                                for x, y in zip(self.J[:-1], row[:-1], strict=True)],
-                              seq=np.concatenate([self.J.seq, seq]))
-            self.joint_models.append(model)
-
-    def remove_joint(self, name):
-        for i, jm in enumerate(self.joint_models):
-            if jm.name == name:  # (its target sequence rows stay unused in J.seq)
-                self.J = S.Joints(*[np.delete(a, i, axis=0) for a in self.J[:-1]],
-                                  seq=self.J.seq)
-                del self.joint_models[i]
-                return
-        for i, sm in enumerate(self.spring_models):
-            if sm.name == name:
-                self.Sp = S.Springs(*[np.delete(a, i, axis=0) for a in self.Sp])
-                del self.spring_models[i]
-                return
-        raise KeyError(f"no joint named {name!r}")
-
-    def _world_point(self, b, local):
-        if b < 0:
-            return np.asarray(local, dtype=np.float64)
-        return self.B.pos[b] + self.B.rot[b] @ local
-
-    def _to_local(self, b, world_point):
-        if b < 0:
-            return np.asarray(world_point, dtype=np.float64)
-        return self.B.rot[b].T @ (np.asarray(world_point, dtype=np.float64) - self.B.pos[b])
-
-    def _scene_to_principal(self, b, u):
-        """A point given in body b's scene frame -> its principal frame."""
-        if b < 0:
-            return np.asarray(u, dtype=np.float64)
-        m = self.models[b]
-        return m.frame.T @ (np.asarray(u, dtype=np.float64) - m.com)
-
-    def _principal_to_scene(self, b, p):
-        if b < 0:
-            return np.asarray(p, dtype=np.float64)
-        m = self.models[b]
-        return m.com + m.frame @ p
-
-    def _local_anchors(self, spec, idx):
-        if "anchor" in spec:
-            return np.array([self._to_local(b, spec["anchor"]) for b in idx])
-        if "anchors" in spec:   # world points, one per body (springs)
-            return np.array([self._to_local(b, p)
-                             for b, p in zip(idx, spec["anchors"], strict=False)])
-        return np.array([self._scene_to_principal(b, p)
-                         for b, p in zip(idx, spec["local_anchors"], strict=False)])
 
     def joint_index(self, name):
         for i, jm in enumerate(self.joint_models):
@@ -582,14 +439,6 @@ class World:
     def set_state(self, st):
         from .resume import restore
         restore(self, st)
-
-    # ---- scene out -----------------------------------------------------------------------
-    def body_scene_pose(self, b):
-        """(position, orientation quaternion) of body b's scene frame."""
-        m = self.models[b]
-        rot_scene = self.B.rot[b] @ m.frame.T
-        pos_scene = self.B.pos[b] - rot_scene @ m.com
-        return pos_scene, matrix_to_quat(rot_scene)
 
 
 def _finite_vector(x, what):

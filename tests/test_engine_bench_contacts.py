@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from conftest import SCENES
 
-from impulse.engine import bench_contacts as bc
 from impulse.engine import state as S
-from impulse.engine.benchmarks import format_table
+from impulse.engine.bench import contacts as bc
+from impulse.engine.bench.joints import format_table
 from impulse.engine.scene import load_scene
 
 NEW_SCENES = ["newtons_cradle", "bouncing_balls", "rolling_bodies", "tall_tower",
@@ -95,7 +95,7 @@ def test_bouncing_ball_apexes_of_an_exact_track():
 
 def test_mjcf_of_the_cradle_has_our_bodies_joints_and_pairs():
     mujoco = pytest.importorskip("mujoco")
-    from impulse.engine import peers
+    from impulse.engine.bench import peers
     w = load_scene(os.path.join(SCENES, "newtons_cradle.json"))
     xml, names = peers.mjcf_contacts(w)
     m = mujoco.MjModel.from_xml_string(xml)

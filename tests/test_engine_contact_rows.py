@@ -1,10 +1,11 @@
-"""The per-stage contact rows (engine/contact_rows.py) against dense computations, and the
+"""The per-stage contact rows (engine/contacts/rows.py) against dense computations, and the
 linearised look-ahead against the exact one."""
 import numpy as np
 import pytest
 
-from impulse.engine import contact_rows, contacts
 from impulse.engine import state as S
+from impulse.engine.contacts import rows as contact_rows
+from impulse.engine.contacts import solve as contacts
 from impulse.engine.impulses import add_k_matrix
 from impulse.engine.scene import scene_to_world
 from impulse.engine.solvers.iterative import prepare

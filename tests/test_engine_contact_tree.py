@@ -2,7 +2,8 @@
 the tree is the Schur complement of the joints, checked against a dense computation."""
 import numpy as np
 
-from impulse.engine import contact_rows, contacts
+from impulse.engine.contacts import rows as contact_rows
+from impulse.engine.contacts import solve as contacts
 from impulse.engine.scene import scene_to_world
 from impulse.engine.solvers import SOLVERS, contact_tree, rounds
 from impulse.engine.solvers.iterative import prepare

@@ -1,4 +1,4 @@
-"""Contacts, collisions and friction (engine/contacts.py) against published numbers."""
+"""Contacts, collisions and friction (engine/contacts/solve.py) against published numbers."""
 import json
 import os
 

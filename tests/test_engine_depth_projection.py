@@ -1,10 +1,10 @@
-"""The depth projection after a step (engine/depth_projection.py, contact_world.py)."""
+"""The depth projection after a step (engine/contacts/depth_projection.py, contacts/system.py)."""
 import numpy as np
 import pytest
 
-from impulse.engine import depth_projection
 from impulse.engine import state as S
-from impulse.engine.contact_rows import SPLIT_DEPTH
+from impulse.engine.contacts import depth_projection
+from impulse.engine.contacts.rows import SPLIT_DEPTH
 from impulse.engine.scene import scene_to_world
 
 from test_engine_contacts import doc, ground

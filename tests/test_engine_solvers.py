@@ -198,7 +198,7 @@ def test_scene_setting_and_cli_choose_the_solver(tmp_path, capsys):
 
 
 def test_bench_tree_rows_for_ours(monkeypatch):
-    from impulse.engine import benchmarks
+    from impulse.engine.bench import joints as benchmarks
     monkeypatch.setattr(benchmarks, "TREE_SECONDS", 0.2)
     row = benchmarks._tree_ours(31, "tree", 1e-6)
     assert row["sim_s"] == pytest.approx(0.2, abs=0.04) and row["stable"]
@@ -211,7 +211,7 @@ def test_peer_models_match_our_scene():
     RK4, keeps a leaf within a few mm of our tree solver after 1 s (different integrators)."""
     import mujoco  # in the test extra: the cross-check must run, not skip
 
-    from impulse.engine import peers
+    from impulse.engine.bench import peers
     w = _world("tree_31.json", "tree", 1e-6)
     e0 = sum(w.energy())
     m = mujoco.MjModel.from_xml_string(peers.mjcf_tree(w, "RK4"))
@@ -309,7 +309,8 @@ def test_linear_solver_visits_hinges_by_gauss_seidel_the_tree_solves_them():
 
 
 def test_bench_tree_without_peers_prints_one_line(monkeypatch, capsys):
-    from impulse.engine import benchmarks, peers
+    from impulse.engine.bench import joints as benchmarks
+    from impulse.engine.bench import peers
     monkeypatch.setattr(benchmarks, "TREE_SECONDS", 0.2)
     monkeypatch.setattr(benchmarks, "TREE_SIZES", (31,))
     monkeypatch.setattr(benchmarks, "TREE_METHODS", (("tree", 1e-6),))

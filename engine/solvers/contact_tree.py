@@ -103,8 +103,8 @@ def _relative(C, ra, rb):
 @njit(cache=True, **NO_REFCOUNT)
 def set_keff(B, J, W, C):
     """For every contact touching a tree body (tree factored for the current arms): C.keff,
-    and in a patch's first row C.kpatch, the patch friction's K (contact_friction.py) at the
-    patch's centre (the stage's rows prepared, contact_rows.py); keff 0 for the other
+    and in a patch's first row C.kpatch, the patch friction's K (contacts/friction.py) at the
+    patch's centre (the stage's rows prepared, contacts/rows.py); keff 0 for the other
     contacts."""
     nc = C.body.shape[0]
     for c in range(nc):
@@ -118,7 +118,7 @@ def set_keff(B, J, W, C):
         C.keff[c] = n[0] * ux + n[1] * uy + n[2] * uz
         if C.first[c] != c or C.prows[c] == 0:
             continue
-        g = C.pgeo[c]          # the patch's centre arms and tangents (contact_rows.py)
+        g = C.pgeo[c]          # the patch's centre arms and tangents (contacts/rows.py)
         ra, rb = g[0], g[1]
         t1x, t1y, t1z, t2x, t2y, t2z = g[2, 0], g[2, 1], g[2, 2], g[3, 0], g[3, 1], g[3, 2]
         k = C.kpatch[c]

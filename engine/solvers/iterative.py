@@ -22,8 +22,10 @@ The per-step kernels below `step` are also compiled without numba's reference co
 import numpy as np
 from numba import njit
 
-from .. import contact_friction, contact_rows, contacts
 from ..clock import monotonic_ns
+from ..contacts import friction as contact_friction
+from ..contacts import rows as contact_rows
+from ..contacts import solve as contacts
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
 from ..joints import BALL, dispatch, generic, spring
@@ -325,7 +327,7 @@ def residuals(B, J, stats, scratch_rows):
 @njit(cache=True, nogil=True)
 def step(B, J, Sp, C, settings, stats, W):
     """Advance the world by settings[S_H] (as halves where the iteration diverges); C: the
-    contacts detected at t (engine/contacts.py), possibly none; W: the global solvers'
+    contacts detected at t (engine/contacts/solve.py), possibly none; W: the global solvers'
     structure (graph.build); settings[S_SOLVER] picks the solver (the global solvers take
     the contacts as Gauss-Seidel rows between their solves)."""
     t_start = monotonic_ns()

@@ -17,7 +17,7 @@ Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
   point and kept (also from the velocity stage at t + h to the next step's position stage,
   which sees the same configuration). Same tolerance, iteration cap (max_iterations rounds),
   divergence test (step halving) and anytime budget as the iterative loop.
-Contacts (engine/contacts.py) are Gauss-Seidel rows of step 1 too, visited in the contact
+Contacts (engine/contacts/solve.py) are Gauss-Seidel rows of step 1 too, visited in the contact
 order for the first contact_sweeps rounds (the last of them without asking for another
 round), as in the iterative loop: block Gauss-Seidel of an exact joint solve and the
 contacts, so a servo-driven tree standing on the ground keeps its joints exact.
@@ -30,8 +30,9 @@ counts once), T_CHECKS joint error evaluations.
 import numpy as np
 from numba import njit
 
-from .. import contact_rows, contacts
 from ..clock import monotonic_ns
+from ..contacts import rows as contact_rows
+from ..contacts import solve as contacts
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
 from ..joints import A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, jacobian, spring

@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 
-from .joints import BALL
-from .rotations import matrix_to_quat
-from .shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
-from .solvers import graph
+from ..joints import BALL
+from ..rotations import matrix_to_quat
+from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
+from ..solvers import graph
 
 
 def available():

@@ -14,12 +14,12 @@ import time
 
 import numpy as np
 
+from .. import state as S
+from ..collision import CollisionDetector, excluded_pair_keys
+from ..collision.detector import ALL_GROUPS
+from ..collision.shapes import CAPSULE, CYLINDER, SPHERE
 from . import depth_projection
-from . import state as S
-from .collision import CollisionDetector, excluded_pair_keys
-from .collision.detector import ALL_GROUPS
-from .collision.shapes import CAPSULE, CYLINDER, SPHERE
-from .contact_rows import SPLIT_DEPTH
+from .rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
@@ -78,8 +78,23 @@ class ContactSystem:
     def remove_body(self, idx):
         del self.rows[idx]
         del self.materials[idx]
-        for b in range(idx, len(self.rows)):
-            self.rows[b] = [(r[0] - 1,) + r[1:] for r in self.rows[b]]
+        self._renumber(idx)
+
+    def insert_body(self, idx, model):
+        """A body's shapes and material as body idx (those after it move up by one)."""
+        self.rows.insert(idx, _rows_of(model, idx))
+        self.materials.insert(idx, material_of(model))
+        self._renumber(idx + 1)
+
+    def replace_body(self, idx, model):
+        """New shapes and material for body idx (a live edit of the body)."""
+        self.rows[idx] = _rows_of(model, idx)
+        self.materials[idx] = material_of(model)
+        self._tables_dirty = True
+
+    def _renumber(self, first):
+        for b in range(first, len(self.rows)):
+            self.rows[b] = [(b,) + r[1:] for r in self.rows[b]]
         self._tables_dirty = True
 
     def _build(self):
@@ -204,7 +219,7 @@ class ContactSystem:
         the segment), a cylinder's where the point lies on its side (at -s r n from the
         axis: lying on a plane or a slope), else 0. s = +1 for A, -1 for B.
         Also (c,) Contacts.face: a cylinder's radius where the normal is along its axis (a
-        rim point of a cap: contact_rows.py takes a patch of them as the disc)."""
+        rim point of a cap: contacts/rows.py takes a patch of them as the disc)."""
         B = self.world.B
         out = np.zeros((len(cs), 2))
         face = np.zeros(len(cs))

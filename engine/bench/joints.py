@@ -3,9 +3,9 @@ import os
 
 import numpy as np
 
-from . import state as S
-from .metrics import run_summary
-from .scene import load_scene
+from .. import state as S
+from ..metrics import run_summary
+from ..scene import load_scene
 
 SCENES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenes")
 
@@ -127,7 +127,7 @@ def contacts(scenes=None):
     figures against analytic values and MuJoCo (bench_contacts). scenes: only these (scene
     file names without .json; default: the environment's IMPULSE_BENCH_SCENES=a,b, else
     all); an unknown name raises ValueError."""
-    from .bench_contacts import contacts as run
+    from .contacts import contacts as run
     return run(scenes)
 
 

@@ -30,7 +30,7 @@ run of ours.
                   mass (frictionless tip: expected 1, Omega, the initial tilt, 0)
 Only some scenes: contacts(scenes=[...]), the environment variable
 IMPULSE_BENCH_SCENES=a,b (scene file names without .json, e.g. box_stack,funnel_1000) or
-`python -m impulse.engine.bench_contacts --scenes a,b [--json OUT]`.
+`python -m impulse.engine.bench.contacts --scenes a,b [--json OUT]`.
 """
 import json
 import math
@@ -40,9 +40,9 @@ import time
 
 import numpy as np
 
-from . import state as S
-from .scene import load_scene
-from .shapes import CAPSULE, PLANE
+from .. import state as S
+from ..scene import load_scene
+from ..shapes import CAPSULE, PLANE
 
 WARM_UP_STEPS = 5
 SCENES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenes")
@@ -479,8 +479,8 @@ FIGURES = {"bouncing_balls": _fig_bouncing_balls, "newtons_cradle": _fig_newtons
 
 
 def main(argv=None):
-    """python -m impulse.engine.bench_contacts [--scenes a,b] [--json OUT]"""
-    from .cli import main as cli_main  # the same as `impulse bench contacts ...`
+    """python -m impulse.engine.bench.contacts [--scenes a,b] [--json OUT]"""
+    from ..cli import main as cli_main  # the same as `impulse bench contacts ...`
     return cli_main(["bench", "contacts"] + list(sys.argv[1:] if argv is None else argv))
 
 

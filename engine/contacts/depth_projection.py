@@ -25,7 +25,7 @@ from numba import njit
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .contact_rows import SPLIT_DEPTH
+from .rows import SPLIT_DEPTH
 
 TINY = 1e-12
 

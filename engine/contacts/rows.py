@@ -1,5 +1,5 @@
 """What every visit of a contact needs and what stays fixed while a stage runs, computed
-once per stage (contacts.py visits the rows, contact_friction.py the patches).
+once per stage (contacts/solve.py visits the rows, contacts/friction.py the patches).
 
 Row c (one contact point, arms r_A, r_B, normal n from B to A): its normal response
     knn = n^T K n,   K = K_A(r_A) + K_B(r_B),   K_i(r) = E/m_i - [r]x A_i [r]x,
@@ -7,7 +7,7 @@ Row c (one contact point, arms r_A, r_B, normal n from B to A): its normal respo
 in two variants: [0] both bodies as they are (the loops), [1] as the shock pass sees it, the
 body of the lower layer infinitely heavy (contacts.shock_pass; needs contacts.layers first).
 
-Patch f (rows f .. f + count - 1, first[c] = f; contact_friction.py): centre x = mean of the
+Patch f (rows f .. f + count - 1, first[c] = f; contacts/friction.py): centre x = mean of the
 rows' points (the collision stage: of its colliding rows only), arms x - s_A, x - s_B,
 tangents t1, t2 of n, R = mean distance of the points from x, and the patch's 3x3 K for the
 slide along t1, t2 at x and the twist about n (both variants).
@@ -29,9 +29,9 @@ step still leaves.
 import numpy as np
 from numba import njit
 
-from .impulses import ensure_look_ahead, predicted_point, velocity_at
-from .jitopts import NO_REFCOUNT
-from .state import S_GX
+from ..impulses import ensure_look_ahead, predicted_point, velocity_at
+from ..jitopts import NO_REFCOUNT
+from ..state import S_GX
 
 STAGE_POSITION, STAGE_VELOCITY, STAGE_COLLISION = 0, 1, 2
 SNAP_EVERY = 4             # cycles between snapshots of the look-ahead in the position loops

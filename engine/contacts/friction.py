@@ -9,7 +9,7 @@ without settling (a resting 10-box stack needed ~20 000 contact visits per step)
 form has exactly those 3 rows:
 
   centre x = mean of the points, arms r_A = x - s_A, r_B = x - s_B, tangents t1, t2 of n
-  (contact_rows.py computes them and K once per stage);
+  (contacts/rows.py computes them and K once per stage);
   lambda = (p1, p2, tau): linear impulse p1 t1 + p2 t2 at x (+ on A, - on B) and angular
   impulse tau n (+ on A, - on B);
   constraint (sticking): relative velocity at x along t1, t2 and relative spin about n are 0:
@@ -37,9 +37,9 @@ On a joint tree (C.keff > 0, solvers/contact_tree.py) K is the tree's (C.kpatch)
 import numpy as np
 from numba import njit
 
-from .contact_rows import STAGE_POSITION, STAGE_VELOCITY, relative_velocity
-from .impulses import angular_impulse_to, dynamic, impulse_to
-from .jitopts import NO_REFCOUNT
+from ..impulses import angular_impulse_to, dynamic, impulse_to
+from ..jitopts import NO_REFCOUNT
+from .rows import STAGE_POSITION, STAGE_VELOCITY, relative_velocity
 
 TINY = 1e-12
 
@@ -122,7 +122,7 @@ def _demand(B, C, f, stage, h, k, acc_t, col):
     """The accumulated patch impulse that would make patch f stick, c = o + s (o the
     accumulated one, s = -K^-1 u the sticking impulse for its relative velocity u at the
     centre: linear, in the position stage the mean over the step, d/h = pd0/h + u - pu0
-    (contact_rows.py), and spin about n), in the tangent frame (t1, t2, n).
+    (contacts/rows.py), and spin about n), in the tangent frame (t1, t2, n).
     Returns (c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok); ok False if K is singular."""
     n = C.normal[f]
     g = C.pgeo[f]
@@ -151,7 +151,7 @@ def _demand(B, C, f, stage, h, k, acc_t, col):
 @njit(cache=True, inline='always')
 def patch_friction(B, heavy, C, i, stage, h, shock):
     """Friction of the patch of order position i. stage: STAGE_POSITION (mean relative
-    velocity over the step from the linearised look-ahead, contact_rows.py; budget acc_n,
+    velocity over the step from the linearised look-ahead, contacts/rows.py; budget acc_n,
     store acc_t/acc_w[:,0]), STAGE_VELOCITY (velocity at t+h, budget acc_v, store
     acc_tv/acc_w[:,1]) or STAGE_COLLISION (velocity now, budget acc_n of the colliding
     rows, acc_t/acc_w[:,0]); shock: the shock pass's K. The accumulated patch impulse lives

@@ -19,9 +19,9 @@ Per step (solvers/iterative.py):
      step, World.step has cut the step at its collision time (contact_time).
  (b) resting contacts in the look-ahead loop: depth bookkeeping with the detection points
      a_0, b_0 (world, at t): predicted gap g' = -depth + n.((a' - a_0) - (b' - b_0)),
-     linearised between exact snapshots of the look-ahead (contact_rows.py);
+     linearised between exact snapshots of the look-ahead (contacts/rows.py);
      if g' < 0 (or the contact holds impulse): p_n = (n^T K n)^-1 (-g'/h), no-pull clamp.
-     Friction per patch (contact_friction.py: the points of one face share one tangential
+     Friction per patch (contacts/friction.py: the points of one face share one tangential
      impulse and one twist at their centre), after the patch's last row, Schmitt's
      I_nsum / I_ralt: mean tangential velocity over the step from the look-ahead; the
      sticking impulse -K^-1 u; if |I_ralt + p_stick| <= mu_s I_nsum it sticks, else it
@@ -35,26 +35,16 @@ Per step (solvers/iterative.py):
  depth_projection.py, without friction and without leaving velocity behind.
  (c) velocity correction at t + h: touching contacts get u_n >= 0 (accumulated >= 0), with
      the same patch friction on those impulses (own accumulators acc_v, acc_tv, acc_w[:,1]).
-n^T K n of every row and the patches' K are computed once per stage (contact_rows.py).
+n^T K n of every row and the patches' K are computed once per stage (contacts/rows.py).
 Kernels are NO_REFCOUNT (no allocation); `heavy` is the per-body "does not move" array
 (static, or frozen by shock propagation; `shock` selects the matching K).
 """
 import numpy as np
 from numba import njit
 
-from .clock import monotonic_ns
-from .contact_friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
-from .contact_rows import (
-    STAGE_COLLISION,
-    STAGE_POSITION,
-    STAGE_VELOCITY,
-    TOUCH_GAP,
-    gap_base,
-    prepare_rows,
-    relative_velocity,
-)
-from .jitopts import NO_REFCOUNT
-from .state import (
+from ..clock import monotonic_ns
+from ..jitopts import NO_REFCOUNT
+from ..state import (
     RESTITUTION_POISSON,
     S_CONTACT_SWEEPS,
     S_EPS_VEL,
@@ -70,6 +60,16 @@ from .state import (
     WARM_W,
     WARM_WV,
 )
+from .friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
+from .rows import (
+    STAGE_COLLISION,
+    STAGE_POSITION,
+    STAGE_VELOCITY,
+    TOUCH_GAP,
+    gap_base,
+    prepare_rows,
+    relative_velocity,
+)
 
 TINY = 1e-12
 UNREACHED = 1 << 40
@@ -84,7 +84,7 @@ TOI_MIN = 1e-4       # [h] the shortest sub-step a collision time cuts a step to
 def prepare(B, C):
     """World arms at the current time; heavy = static. The arm of a point fixed in the body
     is r = R u; on a curved side (C.radius rho > 0) u is the centre of curvature and the
-    contact point stays at -s rho n from it (s = +1 for A, -1 for B; contact_rows.py)."""
+    contact point stays at -s rho n from it (s = +1 for A, -1 for B; contacts/rows.py)."""
     rot, static = B.rot, B.static
     for b in range(static.shape[0]):
         C.heavy[b] = static[b]
@@ -120,7 +120,7 @@ def begin_step(B, C):
 @njit(cache=True, inline='always')
 def _knn_of(C, c, shock):
     """n^T K n of row c: through its joint tree where the tree solver set C.keff
-    (solvers/contact_tree.py), else of the two bodies (contact_rows.py)."""
+    (solvers/contact_tree.py), else of the two bodies (contacts/rows.py)."""
     if C.keff[c] > 0.0:
         return C.keff[c]
     return C.knn[c, 1 if shock else 0]
@@ -389,7 +389,7 @@ def _collision_sweeps(B, C, settings, target, eps, rnd):
 @njit(cache=True, inline='always')
 def correct_position(B, C, c, heavy, h, shock):
     """Normal impulse of contact c in the position loop, on the linearised look-ahead
-    g' = g0 + h (u_n - un0) (contact_rows.py): velocity change caused [m/s]."""
+    g' = g0 + h (u_n - un0) (contacts/rows.py): velocity change caused [m/s]."""
     un = _normal_velocity(B, C, c)
     g = C.g0[c] + h * (un - C.un0[c])
     acc = C.acc_n[c]
@@ -542,7 +542,7 @@ def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
 @njit(cache=True, **NO_REFCOUNT)
 def end_depth(B, C, h):
     """The deepest row at t + h [m] as the position stage leaves it (the linearised
-    look-ahead of contact_rows.py, with the row's whole depth)."""
+    look-ahead of contacts/rows.py, with the row's whole depth)."""
     worst = 0.0
     for c in range(C.body.shape[0]):
         g = C.g0[c] + h * (_normal_velocity(B, C, c) - C.un0[c]) - gap_base(C, c) \
@@ -554,7 +554,7 @@ def end_depth(B, C, h):
 @njit(cache=True, **NO_REFCOUNT)
 def keep_for_warm_start(C, velocity_stage):
     """Remember the stage's impulses as they are before its shock pass, for the next step's
-    warm start (contact_world.py). The shock pass treats lower layers as infinitely heavy,
+    warm start (contacts/system.py). The shock pass treats lower layers as infinitely heavy,
     so its impulses carry each layer's own need, not the load of the layers above; warm
     starting from them would restart every step's loop from that wrong distribution. From
     the loop's impulses, a stack's loop converges across steps and the shock pass has
