@@ -53,7 +53,7 @@ class Removal:
     index: int
     entry: dict
     body_rows: tuple                                   # one row of each Bodies array
-    joints: list = field(default_factory=list)         # (index, JointModel, rows)
+    joints: list = field(default_factory=list)         # (index, JointModel, rows but seq)
     springs: list = field(default_factory=list)
     filters: list = field(default_factory=list)        # (index, pair)
     state: dict = field(default_factory=dict)          # resume.capture() before the removal
@@ -246,7 +246,8 @@ class LiveEdits:
                                     (self.spring_models, "Sp", removal.springs)):
             for i, jm in enumerate(models):
                 if name in jm.bodies:
-                    out.append((i, jm, _rows_at(getattr(self, arrays), i)))
+                    table = getattr(self, arrays)
+                    out.append((i, jm, _rows_at(table[:-1] if arrays == "J" else table, i)))
         for _, jm, _ in removal.joints + removal.springs:
             self.remove_joint(jm.name)
         spec = self.contacts_spec or {}
@@ -281,7 +282,8 @@ class LiveEdits:
         self.collision.insert_body(idx, model)
         self.models.insert(idx, model)
         for i, jm, rows in removal.joints:
-            self.J = S.Joints(*_insert_rows(self.J[:-1], i, rows[:-1]), seq=self.J.seq)
+            self.J = S.Joints(*[np.insert(a, i, r, axis=0)
+                                for a, r in zip(self.J[:-1], rows, strict=True)], seq=self.J.seq)
             self.joint_models.insert(i, jm)
         for i, sm, rows in removal.springs:
             self.Sp = _insert_rows(self.Sp, i, rows)
