@@ -107,11 +107,11 @@ class DragAdapter:
 
 def weight_cap(world, b: int, factor: float) -> float | None:
     """Drag force cap of body b: `factor` times its weight (None for fixed bodies)."""
-    inv_mass = float(world.B.inv_mass[b]) if hasattr(world, "B") else 0.0
-    if inv_mass <= 0:
+    mass = world.body_mass(b) if hasattr(world, "body_mass") else float("inf")
+    if not np.isfinite(mass):
         return None
     g = float(np.linalg.norm(world.settings.gravity)) or 9.81
-    return factor * g / inv_mass
+    return factor * g * mass
 
 
 def ray_plane(origin, direction, point, normal):

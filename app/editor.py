@@ -1,11 +1,13 @@
 """Editor commands: every change of the world is a Command with do/undo, kept on an
 undo/redo stack with a dirty flag (relative to the last save).
 
-Bodies and joints are addressed by name (indices change when a body is re-added). An edit
-removes the touched body or joint and adds it again from the edited scene entry; the other
-rows are untouched. A body edit keeps the body's motion state and re-attaches its joints at
-the same body-frame anchors. Every command checks its input before changing anything, so a
-rejected edit (ValueError naming the problem) leaves the world as it was.
+Bodies and joints are addressed by name. The engine's live edits (engine/world_edits.py) do
+the work: an edit keeps the row where it is (so an edit that does not touch the physics, a
+colour say, leaves the trajectory exactly as it was), a body edit keeps the body's motion
+state and its joints at the same body points, and undoing a removal puts the body, its joints
+and its contact filters back at the same rows. Every command checks its input before
+changing anything, so a rejected edit (ValueError naming the problem) leaves the world as it
+was.
 """
 from __future__ import annotations
 
@@ -15,13 +17,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from impulse.app.world_specs import (
-    all_joint_names,
-    body_spec,
-    joint_spec,
-    joints_of,
-    set_body_motion,
-)
 from impulse.engine import SceneError
 from impulse.engine.scene import validate
 
@@ -89,17 +84,6 @@ class Command(ABC):
 
 
 # ---------------------------------------------------------------- bodies
-def merge_into(spec: dict, values: dict) -> dict:
-    """Set spec's keys from values (MISSING removes one); returns the old values likewise."""
-    old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
-    for k, v in values.items():
-        if v is MISSING:
-            spec.pop(k, None)
-        else:
-            spec[k] = copy.deepcopy(v)
-    return old
-
-
 class ChangeCommand(Command):
     """A command that applies `changes` and undoes by applying what they replaced:
     subclasses define _apply(world, values) -> previous values."""
@@ -132,42 +116,24 @@ def _pairs(world) -> list:
 
 
 class RemoveBody(Command):
-    """Removes the body, its joints and its contact filters; undo restores all three."""
+    """Removes the body, its joints and its contact filters; undo restores all three at the
+    same rows (engine World.remove_body / restore_body)."""
 
     def __init__(self, name: str):
         self.name = name
         self.label = f"remove body {name}"
-        self.spec = None
-        self.joints: list[dict] = []
-        self.filters: list[tuple[int, list]] = []
+        self.removal = None
 
     def do(self, world):
-        b = world.body_index(self.name)
-        self.spec = body_spec(world, b)
-        self.joints = [joint_spec(world, j) for j in joints_of(world, self.name)]
-        pairs = _pairs(world)
-        self.filters = [(i, p) for i, p in enumerate(pairs) if self.name in p]
-        for i, _ in reversed(self.filters):
-            del pairs[i]
-        world.remove_body(self.name)
+        self.removal = world.remove_body(self.name)
 
     def undo(self, world):
-        world.add_body(self.spec)
-        for j in self.joints:
-            world.add_joint(j)
-        if self.filters:
-            pairs = _ensure_pairs(world)
-            for i, p in self.filters:
-                pairs.insert(i, p)
+        world.restore_body(self.removal)
 
 
-def _rebuild_body(world, name: str, spec: dict) -> None:
-    """Remove and re-add one body from `spec`, re-attaching its joints where they were."""
-    joints = [joint_spec(world, j) for j in joints_of(world, name)]
-    world.remove_body(name)
-    world.add_body(spec)
-    for j in joints:
-        world.add_joint(j)
+def _engine_changes(values: dict) -> dict:
+    """Editor values (MISSING: remove the key) as the engine's (None: remove the key)."""
+    return {k: None if v is MISSING else copy.deepcopy(v) for k, v in values.items()}
 
 
 class EditBody(ChangeCommand):
@@ -183,13 +149,11 @@ class EditBody(ChangeCommand):
         self.label = f"edit {name}: {', '.join(changes)}"
 
     def _apply(self, world, values: dict) -> dict:
-        b = world.body_index(self.name)
-        spec = body_spec(world, b)
-        old = merge_into(spec, values)
         if "name" in values and values["name"] != self.name:
-            raise ValueError("rename bodies with RenameBody")
-        check_body(spec)
-        _rebuild_body(world, self.name, spec)
+            raise ValueError("bodies are renamed with World.rename_body")
+        spec = world.body_entry(self.name)
+        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+        world.edit_body(self.name, _engine_changes(values))
         return old
 
 
@@ -205,17 +169,16 @@ class SetMotion(ChangeCommand):
         self.label = f"move {name}"
 
     def _apply(self, world, values):
-        b = world.body_index(self.name)
-        spec = body_spec(world, b)
+        spec = world.body_entry(self.name)
         old = {k: spec.get(k) for k in values}
         spec.update(copy.deepcopy(values))
-        set_body_motion(world, b, spec)
+        world.set_body_motion(self.name, spec)
         return old
 
 
 def duplicate_spec(world, name: str, offset=(0.0, 0.0, 0.0)) -> dict:
     """A copy of a body's current entry under a new name, shifted by `offset`, at rest."""
-    spec = body_spec(world, world.body_index(name))
+    spec = world.body_entry(name)
     spec["name"] = unique_name(world.body_names, name)
     spec["position"] = [float(a + b) for a, b in zip(spec["position"], offset, strict=True)]
     spec.pop("velocity", None)
@@ -236,7 +199,7 @@ class AddJoint(Command):
         self.label = f"add {spec['type']} joint {spec['name']}"
 
     def do(self, world):
-        if self.spec["name"] in all_joint_names(world):
+        if self.spec["name"] in world.scene_joint_names:
             raise ValueError(f"joint name {self.spec['name']!r} is already taken")
         check_joint(world, self.spec)
         world.add_joint(self.spec)
@@ -252,7 +215,7 @@ class RemoveJoint(Command):
         self.label = f"remove joint {name}"
 
     def do(self, world):
-        self.spec = joint_spec(world, self.name)
+        self.spec = world.joint_entry(self.name)
         world.remove_joint(self.name)
 
     def undo(self, world):
@@ -269,11 +232,9 @@ class EditJoint(ChangeCommand):
         self.label = f"edit joint {name}: {', '.join(changes)}"
 
     def _apply(self, world, values):
-        spec = joint_spec(world, self.name)
-        old = merge_into(spec, values)
-        check_joint(world, spec)
-        world.remove_joint(self.name)
-        world.add_joint(spec)
+        spec = world.joint_entry(self.name)
+        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+        world.edit_joint(self.name, _engine_changes(values))
         return old
 
 
@@ -458,7 +419,7 @@ def new_joint_spec(world, kind: str, a: str, b: str, pa, pb, axis,
                    stiffness: float = 100.0, damping: float = 1.0) -> dict:
     """A new joint of `kind` between bodies a and b ("world" allowed) picked at world points
     pa and pb: the anchor is pb (a spring spans pa..pb); `axis` for the types that have one."""
-    name = unique_name(all_joint_names(world), f"{kind}_{a}_{b}")
+    name = unique_name(world.scene_joint_names, f"{kind}_{a}_{b}")
     if kind == "spring":
         return {"name": name, "type": "spring", "bodies": [a, b],
                 "anchors": [[float(x) for x in pa], [float(x) for x in pb]],

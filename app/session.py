@@ -26,7 +26,6 @@ from impulse.app.gallery import SCENES
 from impulse.app.history import History
 from impulse.app.loop import FixedStepLoop
 from impulse.app.scene_view import SceneView
-from impulse.app.world_specs import body_spec, set_body_motion
 from impulse.engine import World, load_scene, save_scene
 from impulse.engine.scene import world_to_scene, write_document
 from impulse.engine.warmup import warm_interaction
@@ -129,7 +128,7 @@ class Session:
         self.initial_time = self.world.time
 
     def _remember(self, b: int, name: str) -> None:
-        spec = body_spec(self.world, b)
+        spec = self.world.body_entry(b)
         self.initial[name] = {k: copy.deepcopy(spec[k]) for k in MOTION_KEYS if k in spec}
 
     def reset(self) -> None:
@@ -138,10 +137,8 @@ class Session:
         w = self.world
         for b, name in enumerate(w.body_names):
             if name in self.initial:
-                set_body_motion(w, b, self.initial[name])
-        w.time = self.initial_time
-        w.h_prev = 0.0
-        w.Sp.force_prev[:] = 0.0
+                w.set_body_motion(b, self.initial[name])
+        w.restart_at(self.initial_time)
         self.loop.sim_time = w.time
         self.loop.accumulator = 0.0
         self.history.clear()
@@ -157,7 +154,7 @@ class Session:
             elif old in w.body_names and new in self.initial:
                 self.initial[old] = self.initial.pop(new)
         if isinstance(cmd, SetMotion) and cmd.name in w.body_names:   # the user's pose edit
-            spec = body_spec(w, w.body_index(cmd.name))                # is the new start
+            spec = w.body_entry(cmd.name)                # is the new start
             start = self.initial.setdefault(cmd.name, {})
             start.update({k: copy.deepcopy(spec[k]) for k in cmd.changes if k in spec})
         for b, name in enumerate(w.body_names):

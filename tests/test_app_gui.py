@@ -467,15 +467,13 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
     """Typing into each kind of field (a float and a vector in the Inspector, a scientific and
     an integer field in the Solver panel) and leaving it applies exactly the typed double as
     one undo entry; the saved file keeps it; an attempt that changes nothing adds nothing."""
-    from impulse.app.world_specs import body_spec
-
     path = write(tmp_path, "typed.json", drag_scene())
     open_scene(app, path)
     ses, w = app.session, app.session.world
     app.panels["contacts"] = False            # (an earlier test opened it over the Inspector)
     app.select("body", "crate")
     pump(app, 3)
-    crate = lambda: body_spec(w, w.body_index("crate"))            # noqa: E731
+    crate = lambda: w.body_entry(w.body_index("crate"))            # noqa: E731
     fields = [("crate.mass", "2.3", lambda: crate()["mass"], 2.3),
               ("set.eps_pos", "1e-6", lambda: w.settings.eps_pos, 1e-6),
               ("set.max_iterations", "777", lambda: w.settings.max_iterations, 777),

@@ -263,9 +263,7 @@ def test_add_and_remove_joints_from_vr_with_undo(app):
     assert names() == before
     press_wrist(app, "remove")
     assert app.vr.edit.mode == "remove"
-    from impulse.app.world_specs import joint_world_anchors
-
-    anchor = joint_world_anchors(world, "hinge3")[0]
+    anchor = world.joint_anchors("hinge3")[0]
     press_trigger(app, RIGHT, look_from(origin, anchor))
     assert "hinge3" not in names() and len(names()) == len(before) - 1
     app.undo()

@@ -8,7 +8,6 @@ from scipy.spatial.transform import Rotation
 from impulse.app.editor import EditBody, EditJoint, SetMotion
 from impulse.app.ui import widgets as W
 from impulse.app.ui.layout import place
-from impulse.app.world_specs import body_spec, joint_model, joint_spec
 
 SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
                 "box": (("size", "size"),),
@@ -17,13 +16,15 @@ SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
 
 
 def quat_to_euler_deg(q) -> list[float]:
-    w, x, y, z = q
-    return [float(a) for a in Rotation.from_quat([x, y, z, w]).as_euler("xyz", degrees=True)]
+    """A scene quaternion [w, x, y, z] as x-y-z Euler angles in degrees."""
+    rot = Rotation.from_quat(q, scalar_first=True)
+    return [float(a) for a in rot.as_euler("xyz", degrees=True)]
 
 
 def euler_deg_to_quat(angles) -> list[float]:
-    x, y, z, w = Rotation.from_euler("xyz", angles, degrees=True).as_quat()
-    return [float(w), float(x), float(y), float(z)]
+    """x-y-z Euler angles in degrees as a scene quaternion [w, x, y, z]."""
+    rot = Rotation.from_euler("xyz", angles, degrees=True)
+    return [float(c) for c in rot.as_quat(scalar_first=True)]
 
 
 def _shape_editor(app, name: str, spec: dict) -> None:
@@ -77,7 +78,7 @@ def _motion_editor(app, name: str, spec: dict, static: bool) -> None:
 def draw_body(app, name: str) -> None:
     w = app.session.world
     b = w.body_index(name)
-    spec = body_spec(w, b)
+    spec = w.body_entry(b)
     m = w.models[b]
     imgui.text(f"body {name}  (#{b})")
     commit, fixed = W.checkbox("fixed", m.static)
@@ -118,8 +119,8 @@ def draw_body(app, name: str) -> None:
 
 def draw_joint(app, name: str) -> None:
     w = app.session.world
-    jm, _, _ = joint_model(w, name)
-    spec = joint_spec(w, name)
+    jm = w.joint_model(name)
+    spec = w.joint_entry(name)
     imgui.text(f"{jm.kind} joint {name}")
     imgui.text(f"bodies: {jm.bodies[0]} - {jm.bodies[1]}")
     anchors = spec["local_anchors"]

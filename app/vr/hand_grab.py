@@ -117,7 +117,7 @@ class HandGrab:
             return
         v = np.array(w.body_vel[b])
         if self._v_before is not None:
-            drag = getattr(w.drag, "last_impulse", np.zeros(3)) * float(w.B.inv_mass[b])
+            drag = w.drag_force() * w.settings.h / w.body_mass(b)
             gravity = np.asarray(w.settings.gravity, float) * w.settings.h
             jolt = float(np.linalg.norm(v - self._v_before - drag - gravity))
             if (jolt > max(IMPACT_DV, IMPACT_RATIO * self._jolt)

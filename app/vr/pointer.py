@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from impulse.app.mathutil import look_at, perspective
-from impulse.app.world_specs import all_joint_names, joint_world_anchors
 
 RAY_FOV_DEG = 0.2         # the picker's one-pixel view around the ray
 RAY_NEAR, RAY_FAR = 0.01, 100.0
@@ -32,8 +31,8 @@ def pick_body(renderer, origin, direction) -> tuple[int, np.ndarray | None]:
 def pick_joint(world, origin, direction, radius: float = JOINT_RADIUS) -> str | None:
     """The joint (or spring) with an anchor within ``radius`` of the ray, nearest first."""
     best, best_t = None, np.inf
-    for name in all_joint_names(world):
-        for point in joint_world_anchors(world, name):
+    for name in world.scene_joint_names:
+        for point in world.joint_anchors(name):
             rel = point - origin
             t = float(rel @ direction)
             if t > 0 and np.linalg.norm(rel - t * direction) <= radius and t < best_t:

@@ -13,20 +13,22 @@ from pyrr import matrix44
 from scipy.spatial.transform import Rotation
 
 
-def quat_to_matrix(x: float, y: float, z: float, w: float) -> np.ndarray:
-    """Rotation matrix (3, 3) of a quaternion given as x, y, z, w (scipy's scalar-last
-    order, OpenXR's too), normalised first; a zero quaternion (no valid pose) gives the
-    identity."""
-    if x * x + y * y + z * z + w * w == 0.0:
+def orientation_matrix(q) -> np.ndarray:
+    """Rotation matrix (3, 3) of an OpenXR orientation (``xr.Quaternionf``, or anything with
+    fields x, y, z, w), normalised first; a zero quaternion (no valid pose) gives the
+    identity. Quaternions are [w, x, y, z] everywhere in this program (scene files, engine,
+    inspector); OpenXR's struct names its fields, so no order is implied here."""
+    wxyz = (q.w, q.x, q.y, q.z)
+    if sum(c * c for c in wxyz) == 0.0:
         return np.eye(3)
-    return Rotation.from_quat((x, y, z, w)).as_matrix()
+    return Rotation.from_quat(wxyz, scalar_first=True).as_matrix()
 
 
 def pose_to_matrix(pose) -> np.ndarray:
     """Rigid transform (4, 4) of an ``xr.Posef`` (or anything with .orientation/.position)."""
-    q, p = pose.orientation, pose.position
+    p = pose.position
     m = np.eye(4)
-    m[:3, :3] = quat_to_matrix(q.x, q.y, q.z, q.w)
+    m[:3, :3] = orientation_matrix(pose.orientation)
     m[:3, 3] = (p.x, p.y, p.z)
     return m
 
