@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from impulse.engine import SceneError
-from impulse.engine.scene import validate
+from impulse.engine.world_edits import check_body_entry, check_joint_entry, validate_entries
 
 
 class _Missing:
@@ -32,30 +31,6 @@ class _Missing:
 
 
 MISSING = _Missing()
-
-
-def _check(doc: dict) -> None:
-    try:
-        validate({"format": "impulse-scene", "version": 1, **doc}, "edit")
-    except SceneError as e:
-        raise ValueError("; ".join(f"{p}: {m}" for p, m in e.problems)) from None
-
-
-def check_body(spec: dict) -> None:
-    """ValueError if `spec` is not a valid scene body entry (mass properties included)."""
-    from impulse.engine.bodies import body_model
-
-    _check({"bodies": [spec]})
-    body_model(spec, where=f"body {spec['name']!r}")
-
-
-def check_joint(world, spec: dict) -> None:
-    stubs = [{"name": n, "fixed": True} for n in dict.fromkeys(spec.get("bodies", []))
-             if n != "world"]
-    _check({"bodies": stubs, "joints": [spec]})
-    for n in spec["bodies"]:
-        if n != "world" and n not in world.body_names:
-            raise ValueError(f"no body named {n!r}")
 
 
 def unique_name(taken, base: str) -> str:
@@ -103,7 +78,7 @@ class AddBody(Command):
     def do(self, world):
         if self.spec["name"] in world.body_names:
             raise ValueError(f"body name {self.spec['name']!r} is already taken")
-        check_body(self.spec)
+        check_body_entry(self.spec)
         world.add_body(self.spec)
 
     def undo(self, world):
@@ -201,7 +176,7 @@ class AddJoint(Command):
     def do(self, world):
         if self.spec["name"] in world.scene_joint_names:
             raise ValueError(f"joint name {self.spec['name']!r} is already taken")
-        check_joint(world, self.spec)
+        check_joint_entry(self.spec, world.body_names)
         world.add_joint(self.spec)
 
     def undo(self, world):
@@ -250,7 +225,7 @@ class EditSettings(ChangeCommand):
     def _apply(self, world, values):
         from impulse.engine.scene_schema import SETTINGS
 
-        _check({"bodies": [], "settings": {**world.settings.to_dict(), **values}})
+        validate_entries({"bodies": [], "settings": {**world.settings.to_dict(), **values}})
         old = {k: copy.deepcopy(getattr(world.settings, k)) for k in values}
         for k, v in values.items():
             if k not in SETTINGS["properties"]:

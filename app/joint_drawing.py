@@ -3,7 +3,7 @@ centres of its two bodies (the links), its frame on each side (the axes), the li
 free coordinates, a servo's target now and a velocity motor's target rate; for every spring
 its two anchors and centres.
 
-`joint_drawing(scene)` reads an engine World's joint and spring tables; any other scene (the
+`joint_drawing(scene)` takes an engine World's joint poses (World.joint_poses); any other scene (the
 demo world, a test's fake) gives its anchors (and axes, if it has `joint_axis_world`) only.
 `JointDrawing.single(...)` describes a joint that does not exist yet (the joint tool's
 preview)."""
@@ -18,20 +18,7 @@ from impulse.engine.joints import (
     COORDS,
     HINGE,
     KIND_NAMES,
-    MOTOR_NONE,
-    MOTOR_POSITION,
-    MOTOR_VELOCITY,
-    P_COORD1,
-    P_COORD2,
-    P_HI1,
-    P_HI2,
-    P_LIM1,
-    P_LIM2,
-    P_LO1,
-    P_LO2,
-    P_MOTOR,
 )
-from impulse.engine.joints.generic import target_at
 
 NO_KIND = -1               # a scene that gives anchors only: no axes, limits or targets
 SPRING = len(KIND_NAMES)   # the preview of a spring (springs are no rows of the joint table)
@@ -93,45 +80,8 @@ def frame_along(axis) -> np.ndarray:
     return np.column_stack([x, y, np.cross(x, y)])
 
 
-def _to_world(B, body, local):
-    """Points (k,2,3) or frames (k,2,3,3) given in each side's body frame -> world; the world
-    side (body -1) is given in world coordinates already."""
-    moving = body >= 0
-    b = np.where(moving, body, 0)
-    if local.ndim == 3:
-        turned = np.einsum("ksab,ksb->ksa", B.rot[b], local) + B.pos[b]
-        return np.where(moving[..., None], turned, local)
-    turned = np.einsum("ksab,ksbc->ksac", B.rot[b], local)
-    return np.where(moving[..., None, None], turned, local)
-
-
-def _centres(B, body) -> np.ndarray:
-    return np.where((body >= 0)[..., None], B.pos[np.where(body >= 0, body, 0)], 0.0)
-
-
 def _world_drawing(world) -> JointDrawing:
-    B, J, Sp = world.B, world.J, world.Sp
-    m, s = len(world.joint_models), len(world.spring_models)
-    body, sbody = J.body[:m], Sp.body[:s]
-    d = _drawing(m, springs=(_to_world(B, sbody, Sp.anchor[:s]), _centres(B, sbody),
-                             sbody >= 0))
-    param = J.param[:m]
-    d.kind[:] = J.kind[:m]
-    d.anchor[:] = _to_world(B, body, J.anchor[:m])
-    d.centre[:] = _centres(B, body)
-    d.attached[:] = body >= 0
-    d.frame[:] = _to_world(B, body, J.frame[:m])
-    d.coord[:] = param[:, [P_COORD1, P_COORD2]]
-    for which, (lo, hi, on) in enumerate(((P_LO1, P_HI1, P_LIM1), (P_LO2, P_HI2, P_LIM2))):
-        limited = param[:, on] != 0.0
-        d.limits[limited, which] = param[limited][:, [lo, hi]]
-    for j in np.flatnonzero(param[:, P_MOTOR] != MOTOR_NONE):   # no kernel compile on the UI
-        value = target_at.py_func(J, j, world.time)     # thread: the kernel's Python original
-        if param[j, P_MOTOR] == MOTOR_POSITION:
-            d.target[j] = value
-        elif param[j, P_MOTOR] == MOTOR_VELOCITY:
-            d.rate[j] = value
-    return d
+    return JointDrawing(**vars(world.joint_poses()))
 
 
 def _anchors_only(scene) -> JointDrawing:
@@ -148,7 +98,7 @@ def _anchors_only(scene) -> JointDrawing:
 def joint_drawing(scene) -> JointDrawing | None:
     """The joints and springs of an engine World, or the anchors of another scene (None if it
     has no joints at all)."""
-    if hasattr(scene, "J") and hasattr(scene, "Sp"):
+    if hasattr(scene, "joint_poses"):
         return _world_drawing(scene)
     if hasattr(scene, "joint_anchor_world"):
         return _anchors_only(scene)

@@ -71,22 +71,31 @@ def _merge(entry, changes):
     return out
 
 
-def _check_entry(kind, entry, names=()):
-    """ValueError unless `entry` is a valid scene body or joint entry."""
+def check_body_entry(entry):
+    """ValueError (naming the problem) unless `entry` is a valid scene body entry with
+    possible mass properties."""
+    validate_entries({"bodies": [entry]})
+    body_model(entry, where=f"body {entry['name']!r}")
+
+
+def check_joint_entry(entry, body_names):
+    """ValueError unless `entry` is a valid scene joint entry between bodies that exist."""
+    stubs = [{"name": n, "fixed": True} for n in dict.fromkeys(entry.get("bodies", []))
+             if n != WORLD]
+    validate_entries({"bodies": stubs, "joints": [entry]})
+    for n in entry["bodies"]:
+        if n != WORLD and n not in body_names:
+            raise ValueError(f"no body named {n!r}")
+
+
+def validate_entries(doc):
+    """ValueError unless the scene-file parts in `doc` (bodies, joints, settings...) are
+    valid, each problem named by its JSON path."""
     from .scene import SceneError, validate
-    if kind == "bodies":
-        doc = {"bodies": [entry]}
-    else:
-        stubs = [{"name": n, "fixed": True} for n in dict.fromkeys(entry.get("bodies", []))
-                 if n != WORLD]
-        doc = {"bodies": stubs, "joints": [entry]}
     try:
         validate({"format": "impulse-scene", "version": 1, **doc}, "edit")
     except SceneError as e:
         raise ValueError("; ".join(f"{p}: {m}" for p, m in e.problems)) from None
-    for n in entry.get("bodies", []) if kind == "joints" else ():
-        if n != WORLD and n not in names:
-            raise ValueError(f"no body named {n!r}")
 
 
 def _same_shapes(a, b):
@@ -169,6 +178,12 @@ class LiveEdits:
         _, arrays, i, _ = self._joint_row(name)
         return np.array([self._world_point(arrays.body[i, s], arrays.anchor[i, s])
                          for s in range(2)])
+
+    def joint_poses(self):
+        """Every joint's and spring's anchors, frames, limits and targets in the world now
+        (engine/joint_poses.py: what the viewer's gizmos draw)."""
+        from .joint_poses import joint_poses
+        return joint_poses(self)
 
     def body_mass(self, body):
         """A body's mass [kg]; infinity for a fixed body."""
@@ -307,7 +322,7 @@ class LiveEdits:
         entry = _merge(self.body_entry(b), changes)
         if entry.get("name") != name:
             raise ValueError("a body's name is changed with rename_body")
-        _check_entry("bodies", entry)
+        check_body_entry(entry)
         new = body_model(entry, where=f"body {name!r}")
         old = self.models[b]
         if not same_physics(old, new):
@@ -343,8 +358,8 @@ class LiveEdits:
             raise ValueError(f"body name {new!r} is already taken")
         entry = copy.deepcopy(self.models[b].spec)
         entry["name"] = new
-        _check_entry("bodies", {**entry, **{k: v for k, v in self.body_entry(b).items()
-                                            if k in MOTION_KEYS}})
+        check_body_entry({**entry, **{k: v for k, v in self.body_entry(b).items()
+                                      if k in MOTION_KEYS}})
         self.models[b].name = new
         self.models[b].spec = entry
         for jm in self.joint_models + self.spring_models:
@@ -419,7 +434,7 @@ class LiveEdits:
             for key in ("local_anchors", "local_axes", "local_refs"):
                 if key not in changes:
                     entry.pop(key, None)
-        _check_entry("joints", entry, self.body_names)
+        check_joint_entry(entry, self.body_names)
         model, rows, seq = self._joint_rows(entry)
         if not any(k in changes for k in JOINT_GEOMETRY_KEYS + ("bodies",)):
             rows.anchor[0] = arrays.anchor[i]

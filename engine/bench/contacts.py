@@ -42,10 +42,11 @@ import numpy as np
 
 from .. import state as S
 from ..scene import load_scene
+from ..scenes_list import SCENES_DIR
 from ..shapes import CAPSULE, PLANE
 
 WARM_UP_STEPS = 5
-SCENES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenes")
+SCENES = SCENES_DIR
 
 CASES = [  # (label, scene, h, prepare seconds at 1/60, measured seconds, peers)
     ("box_stack", "box_stack.json", 1 / 60, 0.0, 2.0, True),

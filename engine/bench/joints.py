@@ -6,8 +6,9 @@ import numpy as np
 from .. import state as S
 from ..metrics import run_summary
 from ..scene import load_scene
+from ..scenes_list import SCENES_DIR
 
-SCENES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenes")
+SCENES = SCENES_DIR
 
 
 def _scene(name):
