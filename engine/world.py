@@ -291,7 +291,8 @@ class World(LiveEdits):
                           max(record_every, 1), *rec, work)
             wall = _time.perf_counter() - t0
             self.h_prev = arr[S.S_H_PREV]
-            self.time += steps * self.settings.h
+            self.time = float(arr[S.S_TIME])   # as the kernel summed it, step by step: a run
+            # cut into parts (impulse sim's, or saved and resumed) sees the same clock
             self.steps_taken += steps
             if bad_bodies(self.B.pos, self.B.rot, self.B.vel, self.B.omega, self.B.static,
                           np.zeros(n, dtype=np.int64)):

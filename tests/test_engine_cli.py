@@ -174,3 +174,28 @@ def test_no_arguments_without_a_display_says_so_in_one_line():
     assert r.returncode == 1
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "display" in r.stderr.lower()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["pendulum", "slider_crank", "box_stack", "newtons_cradle"])
+def test_save_state_then_continue_is_the_uninterrupted_run(tmp_path, name):
+    """`impulse sim SCENE --duration T --save-state OUT.json`, then the same for OUT.json,
+    ends exactly where one run of 2 T ends (the saved `state` blocks are equal)."""
+    first, second, whole = (tmp_path / f"{k}.json" for k in ("first", "second", "whole"))
+    for args in ((name, "--duration", "0.5", "--save-state", str(first)),
+                 (str(first), "--duration", "0.5", "--save-state", str(second)),
+                 (name, "--duration", "1", "--save-state", str(whole))):
+        r = impulse("sim", *args, "--json")
+        assert r.returncode in (0, 4), r.stderr
+    a, b = (json.loads(p.read_text()) for p in (second, whole))
+    assert a["state"]["time"] == b["state"]["time"] == pytest.approx(1.0)
+    assert a["state"] == b["state"]
+    assert a["bodies"] == b["bodies"]
+
+
+def test_save_state_to_a_missing_folder_exits_2_before_the_run(tmp_path):
+    r = impulse("sim", "pendulum", "--duration", "100000", "--save-state",
+                str(tmp_path / "nope" / "out.json"))
+    assert r.returncode == 2
+    assert "does not exist" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
