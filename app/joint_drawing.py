@@ -3,16 +3,15 @@ centres of its two bodies (the links), its frame on each side (the axes), the li
 free coordinates, a servo's target now and a velocity motor's target rate; for every spring
 its two anchors and centres.
 
-`joint_drawing(scene)` takes an engine World's joint poses (World.joint_poses); any other scene (the
-demo world, a test's fake) gives its anchors (and axes, if it has `joint_axis_world`) only.
+`joint_drawing(scene)` takes an engine World's joint poses (World.joint_poses); any other
+scene (a test's fake) gives its anchors (and axes, if it has `joint_axis_world`) only.
 `JointDrawing.single(...)` describes a joint that does not exist yet (the joint tool's
 preview)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from impulse.engine.joint_poses import JointPoses
 from impulse.engine.joints import (
     COORD_NONE,
     COORDS,
@@ -24,20 +23,9 @@ NO_KIND = -1               # a scene that gives anchors only: no axes, limits or
 SPRING = len(KIND_NAMES)   # the preview of a spring (springs are no rows of the joint table)
 
 
-@dataclass
-class JointDrawing:
-    kind: np.ndarray             # (m,) engine joint kind (engine.joints.BALL ...) or NO_KIND
-    anchor: np.ndarray           # (m,2,3) world anchor on body A and on body B
-    centre: np.ndarray           # (m,2,3) world centre of body A and of body B
-    attached: np.ndarray         # (m,2) bool: the side is a body (False: the world, no link)
-    frame: np.ndarray            # (m,2,3,3) joint frame of each side, world (columns x, y, z)
-    coord: np.ndarray            # (m,2) int free coordinate types (engine.joints.COORD_*)
-    limits: np.ndarray           # (m,2,2) lower, upper of each coordinate (inf: no stop)
-    target: np.ndarray           # (m,) a servo's target of the first coordinate now (nan: none)
-    rate: np.ndarray             # (m,) a velocity motor's target rate of it (nan: none)
-    spring_anchor: np.ndarray    # (s,2,3) world anchors of the springs
-    spring_centre: np.ndarray    # (s,2,3)
-    spring_attached: np.ndarray  # (s,2) bool
+class JointDrawing(JointPoses):
+    """The engine's JointPoses (kind NO_KIND where a scene gives anchors only), and the joint
+    tool's joint-to-be."""
 
     @staticmethod
     def single(kind: str, anchors, centres, attached, axis=None) -> JointDrawing:

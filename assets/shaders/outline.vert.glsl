@@ -1,26 +1,18 @@
 #version 330 core
 // Inverted-hull outline: push each vertex outwards (along its direction from the shape's
 // centre, so flat-faced meshes stay closed) by a constant number of pixels on screen.
+#include "instance.glsl"
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform vec2 u_viewport;
 uniform float u_width_px;
-in vec3 in_pos;
-in float in_shift;
 in vec3 in_edir;
-in vec3 in_rot0;
-in vec3 in_rot1;
-in vec3 in_rot2;
-in vec3 in_trans;
-in vec3 in_scale;
-in vec3 in_offset;
 in float in_flags;
 flat out int v_flags;
 
 void main() {
-    mat3 rot = mat3(in_rot0, in_rot1, in_rot2);
-    vec3 world = rot * (in_pos * in_scale + in_shift * in_offset) + in_trans;
-    vec3 dir = rot * normalize(in_edir * in_scale);
+    vec3 world = instance_world();
+    vec3 dir = instance_rotation() * normalize(in_edir * in_scale);
     vec4 clip = u_proj * u_view * vec4(world, 1.0);
     vec4 clip_dir = u_proj * u_view * vec4(world + dir * 0.01, 1.0);
     vec2 screen_dir = clip_dir.xy / clip_dir.w - clip.xy / clip.w;
