@@ -8,10 +8,11 @@ from . import jitopts, kernel_cache
 kernel_cache.use()      # before any kernel module: numba's cache keyed by all engine sources
 jitopts.one_compile_per_type()
 
+from .handles import BodyId, JointId, StaleHandle  # noqa: E402
 from .motion import look_ahead  # noqa: E402
 from .scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene  # noqa: E402
 from .settings import Settings  # noqa: E402
 from .world import World  # noqa: E402
 
-__all__ = ["World", "Settings", "SceneError", "load_scene", "save_scene", "scene_to_world",
-           "world_to_scene", "look_ahead"]
+__all__ = ["World", "BodyId", "JointId", "StaleHandle", "Settings", "SceneError", "load_scene",
+           "save_scene", "scene_to_world", "world_to_scene", "look_ahead"]

@@ -37,8 +37,8 @@ def capture(world):
 
 def _contacts(world):
     c = world.collision
-    if c._tables_dirty or c.detector is None:
-        return {}
+    if c._tables_dirty or c.detector is None or not world._has_contacts():
+        return {}            # (no detection runs: no memory, as in a run that never built it)
     st = {"order": c.detector._order.copy(), "axis": c.detector._state.copy(),
           "prev_warm": c._prev_warm.copy()}
     _put_set(st, "prev", c._prev)

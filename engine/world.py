@@ -9,6 +9,7 @@ from . import state as S
 from .contacts.system import ContactSystem
 from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
+from .handles import BodyId, Handles, JointId
 from .interaction import Drag, apply_drag
 from .joints import A_MOTOR
 from .settings import Settings
@@ -59,6 +60,10 @@ class World(LiveEdits):
         self._work = None          # global solvers' structure (solvers/graph.py) and its key
         self._work_key = None
         self.collision = ContactSystem(self)   # shape table, filters, detection
+        self._body_ids = Handles(BodyId)      # stable handles (handles.py)
+        self._joint_ids = Handles(JointId)
+        self._body_ids = Handles(BodyId)      # stable handles (handles.py)
+        self._joint_ids = Handles(JointId)
         # the settings array and the Contacts (new when the row count changes; always made by
         # state.empty_contacts, so one kind) may be new objects each step
         self._step_kernel = FastCall(iterative.step, loose=(3, 4))
@@ -73,6 +78,9 @@ class World(LiveEdits):
         return [j.name for j in self.joint_models]
 
     def body_index(self, name):
+        """The index now of a body given by name or BodyId (-1 for "world")."""
+        if isinstance(name, BodyId):
+            name = self._body_ids.name(name)
         if name == WORLD:
             return -1
         for i, m in enumerate(self.models):
@@ -139,6 +147,9 @@ class World(LiveEdits):
         return np.array([m.color for m in self.models], dtype=np.float64).reshape(-1, 3)
 
     def joint_index(self, name):
+        """The row now of a joint (not a spring) given by name or JointId."""
+        if isinstance(name, JointId):
+            name = self._joint_ids.name(name)
         for i, jm in enumerate(self.joint_models):
             if jm.name == name:
                 return i
@@ -390,7 +401,9 @@ class World(LiveEdits):
             self.drag.target_rot = world_rot
 
     def _body_ref(self, index):
-        """A body index from the API, checked: an int in range."""
+        """A body index from the API, checked: an int in range (or a BodyId)."""
+        if isinstance(index, BodyId):
+            return self.body_index(index)
         if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
             raise ValueError(f"body index must be an integer, got {index!r}")
         if not 0 <= index < len(self.models):

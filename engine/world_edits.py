@@ -21,6 +21,7 @@ import numpy as np
 
 from . import state as S
 from .bodies import body_model
+from .handles import BodyId, JointId
 from .joint_specs import local_frames, parameters
 from .joints import P_SEQ_START
 from .scene_entries import (
@@ -58,6 +59,7 @@ class Removal:
     filters: list = field(default_factory=list)        # (index, pair)
     state: dict = field(default_factory=dict)          # resume.capture() before the removal
     steps_taken: int = 0
+    names: tuple = ()                                  # bodies' and joints' names before it
 
 
 def _merge(entry, changes):
@@ -141,8 +143,21 @@ class LiveEdits:
         """Names of every scene-file joint entry: joints, then springs."""
         return [j.name for j in self.joint_models] + [s.name for s in self.spring_models]
 
+    def body_id(self, body):
+        """The stable handle (handles.BodyId) of a body given by name or index."""
+        return self._body_ids.of(self._name_of(body))
+
+    def joint_id(self, name):
+        """The stable handle (handles.JointId) of a joint or spring."""
+        return self._joint_ids.of(self._joint_row(name)[0].name)
+
+    def _name_of(self, body):
+        """A body's name from its name, BodyId or index."""
+        return self.models[self._body_arg(body)].name
+
     def joints_of(self, body_name):
-        """Names of the joints and springs attached to a body."""
+        """Names of the joints and springs attached to a body (name or BodyId)."""
+        body_name = self._name_of(body_name)
         return [j.name for j in self.joint_models + self.spring_models if body_name in j.bodies]
 
     def joint_model(self, name):
@@ -150,7 +165,9 @@ class LiveEdits:
         return self._joint_row(name)[0]
 
     def _joint_row(self, name):
-        """(JointModel, arrays, row, is_spring) of a joint or spring by name."""
+        """(JointModel, arrays, row, is_spring) of a joint or spring by name or JointId."""
+        if isinstance(name, JointId):
+            name = self._joint_ids.name(name)
         for i, jm in enumerate(self.joint_models):
             if jm.name == name:
                 return jm, self.J, i, False
@@ -160,8 +177,8 @@ class LiveEdits:
         raise KeyError(f"no joint named {name!r}")
 
     def _body_arg(self, body):
-        """A body index from a name or an index."""
-        return self.body_index(body) if isinstance(body, str) else self._body_ref(body)
+        """A body index from a name, a BodyId or an index."""
+        return self.body_index(body) if isinstance(body, (str, BodyId)) else self._body_ref(body)
 
     def body_entry(self, body):
         """The scene entry of a body (name or index) with its current pose and velocities."""
@@ -216,12 +233,11 @@ class LiveEdits:
 
     # ---- bodies ---------------------------------------------------------------------------
     def add_body(self, spec):
-        """Add a body from a scene-file body entry; returns its index."""
+        """Add a body from a scene-file body entry; returns its BodyId."""
         if spec["name"] == WORLD or spec["name"] in self.body_names:
             raise ValueError(f"body name {spec['name']!r} is already taken")
         model = body_model(spec, where=f"body {spec['name']!r}")
-        self._append_bodies([model], [spec])
-        return len(self.models) - 1
+        return self._append_bodies([model], [spec])[0]
 
     def _body_rows(self, models, specs):
         new = S.empty_bodies(len(models), self._order)
@@ -249,14 +265,18 @@ class LiveEdits:
         self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new, strict=True)])
         self.collision.add_bodies(models, len(self.models))
         self.models.extend(models)
+        return [self._body_ids.add(m.name) for m in models]
 
     def remove_body(self, name):
         """Remove a body, every joint and spring attached to it and the contact filters that
-        name it; returns a Removal for restore_body()."""
+        name it; returns a Removal for restore_body(). The body's handle and
+        those of its joints become stale."""
         from .resume import capture
-        idx = self.body_index(name)
+        idx = self._body_arg(name)
+        name = self.models[idx].name
         removal = Removal(idx, self.body_entry(idx), _rows_at(self.B, idx), state=capture(self),
-                          steps_taken=self.steps_taken)
+                          steps_taken=self.steps_taken,
+                          names=(self.body_names, self.scene_joint_names))
         for models, arrays, out in ((self.joint_models, "J", removal.joints),
                                     (self.spring_models, "Sp", removal.springs)):
             for i, jm in enumerate(models):
@@ -279,11 +299,13 @@ class LiveEdits:
         del self.models[idx]
         for arr in (self.J.body, self.Sp.body):
             arr[arr > idx] -= 1
+        self._body_ids.remove(name)
         return removal
 
     def restore_body(self, removal):
-        """Put back what remove_body() took out, at the same rows. With no step taken since,
-        the world is then exactly as before the removal."""
+        """Put back what remove_body() took out, at the same rows. With no step and no other
+        edit since, the world is then exactly as before the removal. Returns the body's new
+        BodyId (the body and its joints get new handles; the old ones stay stale)."""
         idx = removal.index
         name = removal.entry["name"]
         if name in self.body_names:
@@ -309,16 +331,20 @@ class LiveEdits:
             pairs = self.contacts_spec.setdefault("disabled_pairs", [])
             for i, p in removal.filters:
                 pairs.insert(i, list(p))
-        if self.steps_taken == removal.steps_taken:
+        for _, jm, _ in removal.joints + removal.springs:
+            self._joint_ids.add(jm.name)
+        if self.steps_taken == removal.steps_taken and \
+                (self.body_names, self.scene_joint_names) == removal.names:
             from .resume import restore
             restore(self, removal.state)
-        return idx
+        return self._body_ids.add(name)
 
     def edit_body(self, name, changes):
         """Set keys of a body's scene entry (None removes a key). Pose and velocity keys move
         the body; other keys keep its motion. A new mass, shape, material or fixed flag
         rebuilds its row in place; joints stay at the same points of the body."""
-        b = self.body_index(name)
+        b = self._body_arg(name)
+        name = self.models[b].name
         entry = _merge(self.body_entry(b), changes)
         if entry.get("name") != name:
             raise ValueError("a body's name is changed with rename_body")
@@ -352,8 +378,9 @@ class LiveEdits:
         self.collision.replace_body(b, new)
 
     def rename_body(self, old, new):
-        """Give a body a new name; its joints, springs and contact filters follow."""
-        b = self.body_index(old)
+        """Give a body a new name; its joints, springs, contact filters and handle follow."""
+        b = self._body_arg(old)
+        old = self.models[b].name
         if new == WORLD or new in self.body_names:
             raise ValueError(f"body name {new!r} is already taken")
         entry = copy.deepcopy(self.models[b].spec)
@@ -367,10 +394,11 @@ class LiveEdits:
             jm.spec["bodies"] = list(jm.bodies)
         for pair in (self.contacts_spec or {}).get("disabled_pairs", []):
             pair[:] = [new if n == old else n for n in pair]
+        self._body_ids.rename(old, new)
 
     # ---- joints and springs --------------------------------------------------------------
     def add_joint(self, spec):
-        """Add a joint or spring from a scene-file joint entry."""
+        """Add a joint or spring from a scene-file joint entry; returns its JointId."""
         if spec["name"] in self.scene_joint_names:
             raise ValueError(f"joint name {spec['name']!r} is already taken")
         model, rows, seq = self._joint_rows(spec)
@@ -384,6 +412,7 @@ class LiveEdits:
                                 for x, y in zip(self.J[:-1], rows[:-1], strict=True)],
                               seq=np.concatenate([self.J.seq, seq]))
             self.joint_models.append(model)
+        return self._joint_ids.add(model.name)
 
     def _joint_rows(self, spec):
         """(JointModel, one-row Joints or Springs, target sequence rows) of a joint entry."""
@@ -414,6 +443,7 @@ class LiveEdits:
     def remove_joint(self, name):
         """Remove a joint or spring (a joint's target sequence rows stay unused in J.seq)."""
         jm, _, i, is_spring = self._joint_row(name)
+        self._joint_ids.remove(jm.name)
         if is_spring:
             self.Sp = S.Springs(*[np.delete(a, i, axis=0) for a in self.Sp])
             del self.spring_models[i]
@@ -425,6 +455,7 @@ class LiveEdits:
         """Set keys of a joint's or spring's scene entry (None removes a key), in place. Its
         anchors and frames stay exactly as they are unless `changes` gives new ones."""
         jm, arrays, i, is_spring = self._joint_row(name)
+        name = jm.name
         entry = _merge(self.joint_entry(name), changes)
         if entry.get("name") != name:
             raise ValueError("a joint's name cannot be edited")

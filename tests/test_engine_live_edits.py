@@ -68,7 +68,9 @@ def test_colour_and_name_edits_leave_the_trajectory_alone(name):
         edited.edit_body(body, {"color": [0.9, 0.2, 0.1]})
     first = edited.body_names[0]
     edited.rename_body(first, first + "_renamed")
-    assert edited.joints_of(first) == []
+    assert edited.joints_of(first + "_renamed") == reference.joints_of(first)
+    with pytest.raises(KeyError):
+        edited.joints_of(first)
     assert_same_run(edited, reference, name, steps)
     assert edited.models[0].color == (0.9, 0.2, 0.1)
 
