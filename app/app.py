@@ -314,6 +314,10 @@ class App:
             self.status = "redone"
 
     def _on_edit(self, cmd) -> None:
+        if isinstance(cmd, E.RenameBody) and self.selection and self.selection[0] == "body":
+            names = self.world.body_names                # the selection follows a rename
+            if self.selection[1] not in names:
+                self.selection = ("body", cmd.new if cmd.new in names else cmd.old)
         if cmd.structural and self.grab is not None:
             self.grab.cancel()
         if cmd.structural and self.vr is not None:

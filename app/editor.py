@@ -125,11 +125,27 @@ class EditBody(ChangeCommand):
 
     def _apply(self, world, values: dict) -> dict:
         if "name" in values and values["name"] != self.name:
-            raise ValueError("bodies are renamed with World.rename_body")
+            raise ValueError("bodies are renamed with RenameBody")
         spec = world.body_entry(self.name)
         old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
         world.edit_body(self.name, _engine_changes(values))
         return old
+
+
+class RenameBody(Command):
+    """A body's new name; its joints, springs and contact filters follow (World.rename_body)."""
+
+    structural = False         # the rows stay where they are
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
+        self.label = f"rename {old} to {new}"
+
+    def do(self, world):
+        world.rename_body(self.old, self.new)
+
+    def undo(self, world):
+        world.rename_body(self.new, self.old)
 
 
 class SetMotion(ChangeCommand):

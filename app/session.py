@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from impulse.app.editor import EditBody, Editor, SetMotion
+from impulse.app.editor import Editor, RenameBody, SetMotion
 from impulse.app.gallery import SCENES
 from impulse.app.history import History
 from impulse.app.loop import FixedStepLoop
@@ -147,8 +147,8 @@ class Session:
     # ------------------------------------------------------------ edits
     def _on_edit(self, cmd) -> None:
         w = self.world
-        if isinstance(cmd, EditBody) and "name" in cmd.changes:       # a rename (or its undo)
-            old, new = cmd.name, cmd.changes["name"]                   # keeps the start
+        if isinstance(cmd, RenameBody):                # a rename (or its undo) keeps the start
+            old, new = cmd.old, cmd.new
             if new in w.body_names and old in self.initial:
                 self.initial[new] = self.initial.pop(old)
             elif old in w.body_names and new in self.initial:

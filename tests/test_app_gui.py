@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from impulse.app import editor as E
+
 from app_scenes import drag_scene, two_boxes
 from gui_util import wait_until, xdotool
 
@@ -511,6 +513,34 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
         leave_field(app, "click")
     assert len(ses.editor.undo_stack) == n and not ses.dirty
     assert len(ses.history.snapshots) >= snapshots                  # kept (a clear leaves one)
+
+
+def test_a_body_is_renamed_in_the_inspector_and_back_with_undo(app, tmp_path):
+    """The Inspector's name field renames the body (one undo entry); the
+    selection and the saved file follow; undo gives the old name back; a taken name is
+    refused with a message and changes nothing."""
+    path = write(tmp_path, "rename.json", drag_scene())
+    open_scene(app, path)
+    ses, w = app.session, app.session.world
+    app.panels["contacts"] = False
+    app.select("body", "crate")
+    pump(app, 3)
+    n = len(ses.editor.undo_stack)
+    start_typing(app, "crate.name")
+    xdo("type", "box1")
+    pump(app, 2)
+    leave_field(app, "Return")
+    assert wait_until(lambda: "box1" in w.body_names, lambda: pump(app)), w.body_names
+    assert "crate" not in w.body_names and app.selection == ("body", "box1")
+    assert len(ses.editor.undo_stack) == n + 1
+    xdo("key", "ctrl+s")
+    assert wait_until(lambda: not ses.dirty, lambda: pump(app))
+    assert "box1" in [b["name"] for b in json.loads(open(path).read())["bodies"]]
+    app.undo()
+    pump(app, 2)
+    assert "crate" in w.body_names and app.selection == ("body", "crate")
+    other = next(b for b in w.body_names if b != "crate")
+    assert not app.run(E.RenameBody("crate", other)) and "crate" in w.body_names
 
 
 # `impulse view` as a user starts it, which also writes where the dialog's buttons are drawn

@@ -5,7 +5,7 @@ import numpy as np
 from imgui_bundle import imgui
 from scipy.spatial.transform import Rotation
 
-from impulse.app.editor import EditBody, EditJoint, SetMotion
+from impulse.app.editor import EditBody, EditJoint, RenameBody, SetMotion
 from impulse.app.ui import widgets as W
 from impulse.app.ui.layout import place
 
@@ -80,7 +80,11 @@ def draw_body(app, name: str) -> None:
     b = w.body_index(name)
     spec = w.body_entry(b)
     m = w.models[b]
-    imgui.text(f"body {name}  (#{b})")
+    imgui.text(f"body #{b}")
+    commit, new_name = W.edit_text("name", f"{name}.name", name)
+    if commit and new_name:
+        app.run(RenameBody(name, new_name))
+        return
     commit, fixed = W.checkbox("fixed", m.static)
     W.record_rect("inspector.fixed")
     if commit:

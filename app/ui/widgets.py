@@ -57,6 +57,12 @@ def edit_float(label: str, key: str, current: float, speed: float = 0.01, lo: fl
     return _finish(key, current, changed, v[0])
 
 
+def edit_text(label: str, key: str, current: str):
+    """A one-line text field, committed once when left (Return, Tab or a click elsewhere)."""
+    changed, v = imgui.input_text(label, str(_shown(key, current)))
+    return _finish(key, current, changed, v.strip())
+
+
 def edit_vec3(label: str, key: str, current, speed: float = 0.01, fmt: str = "%.3f"):
     current = [float(x) for x in current]
     changed, v = _drag_doubles(label, _shown(key, current), speed, 0.0, 0.0, fmt)
