@@ -80,8 +80,7 @@ def draw_body(app, name: str) -> None:
     b = w.body_index(name)
     spec = w.body_entry(b)
     m = w.models[b]
-    imgui.text(f"body #{b}")
-    commit, new_name = W.edit_text("name", f"{name}.name", name)
+    commit, new_name = W.edit_text(f"body #{b}", f"{name}.name", name)
     if commit and new_name:
         app.run(RenameBody(name, new_name))
         return
