@@ -125,7 +125,11 @@ T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_
     T_HALVINGS, T_BUDGET_HIT, T_SOLVE_NS, \
     T_DETECT_NS, T_COLLIDE_NS, T_CONTACT_NS, T_COLLISIONS, T_CONTACTS, T_LAYERS, \
     T_END_DEPTH, T_DEPTH, T_PROJECT_NS, T_CAP_HIT, T_ROWS, T_TOI_EVENTS, T_CONTACT_IMPULSE, \
-    T_SIZE = range(24)
+    T_POSITION_NS, T_SHOCK_NS, T_ADVANCE_NS, T_VELOCITY_NS, T_SIZE = range(28)
+# The stages' times (engine/step.py): T_DETECT_NS, T_COLLIDE_NS, T_POSITION_NS, T_SHOCK_NS,
+# T_ADVANCE_NS, T_VELOCITY_NS, T_PROJECT_NS; T_SOLVE_NS the kernel's whole step;
+# T_CONTACT_NS = position + shock + velocity where the step has contacts (else 0).
+# engine/step_stats.py names every field.
 # T_CAP_HIT: loops or passes of the step's contact stages that stopped on a cap instead of
 # their tolerance (shock layers, collision rounds, collision-time events); T_ROWS: contact
 # rows of the step; T_TOI_EVENTS: sub-steps the step was split into at collision times

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import state as S
+from . import step as stages
+from . import step_stats
 from .contacts.system import ContactSystem
 from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
@@ -28,6 +30,10 @@ class RunResult:
     vel: np.ndarray
     omega: np.ndarray
     wall_time: float
+
+    def records(self):
+        """The per-step stats as named records (step_stats.RECORD; times in ms)."""
+        return step_stats.records(self.stats)
 
 
 class World(LiveEdits):
@@ -66,7 +72,7 @@ class World(LiveEdits):
         self._joint_ids = Handles(JointId)
         # the settings array and the Contacts (new when the row count changes; always made by
         # state.empty_contacts, so one kind) may be new objects each step
-        self._step_kernel = FastCall(iterative.step, loose=(3, 4))
+        self._step_kernel = FastCall(stages.step, loose=(3, 4))
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -222,7 +228,7 @@ class World(LiveEdits):
             self.collision.project_depth(self.stats, taken)
             self.stats[S.T_DETECT_NS] = detect_s * 1e9
             self.h_prev = arr[S.S_H_PREV] if np.isfinite(arr[S.S_H_PREV]) else taken
-            total = self.stats.copy() if total is None else merge_stats(total, self.stats)
+            total = self.stats.copy() if total is None else step_stats.merge(total, self.stats)
             left -= taken
             if left <= 1e-12 * h:
                 break
@@ -295,11 +301,11 @@ class World(LiveEdits):
             arr = self.settings.to_array(self.h_prev, self.time)
             C = S.empty_contacts(0, n)
             work = self.solver_work()
-            iterative.run(self.B, self.J, self.Sp, C, arr, 0, stats, energy, 1, *rec,
-                          work)  # loads the JIT
+            stages.run(self.B, self.J, self.Sp, C, arr, 0, stats, energy, 1, *rec,
+                       work)  # loads the JIT
             t0 = _time.perf_counter()
-            iterative.run(self.B, self.J, self.Sp, C, arr, steps, stats, energy,
-                          max(record_every, 1), *rec, work)
+            stages.run(self.B, self.J, self.Sp, C, arr, steps, stats, energy,
+                       max(record_every, 1), *rec, work)
             wall = _time.perf_counter() - t0
             self.h_prev = arr[S.S_H_PREV]
             self.time = float(arr[S.S_TIME])   # as the kernel summed it, step by step: a run
@@ -343,23 +349,9 @@ class World(LiveEdits):
         return _time.perf_counter() - t0
 
     def last_step(self):
-        """The statistics of the last step as a dict."""
-        s = self.stats
-        return {"checks": int(s[S.T_CHECKS]), "impulses": int(s[S.T_IMPULSES]),
-                "cycles": int(s[S.T_SWEEPS]), "max_position_error": float(s[S.T_RESIDUAL]),
-                "velocity_checks": int(s[S.T_VEL_CHECKS]),
-                "velocity_impulses": int(s[S.T_VEL_IMPULSES]),
-                "max_velocity_error": float(s[S.T_VEL_RESIDUAL]),
-                "step_halvings": int(s[S.T_HALVINGS]), "budget_hit": int(s[S.T_BUDGET_HIT]),
-                "solve_ms": float(s[S.T_SOLVE_NS]) * 1e-6,
-                "detect_ms": float(s[S.T_DETECT_NS]) * 1e-6,
-                "collide_ms": float(s[S.T_COLLIDE_NS]) * 1e-6,
-                "contact_ms": float(s[S.T_CONTACT_NS]) * 1e-6,
-                "collisions": int(s[S.T_COLLISIONS]), "contacts": int(s[S.T_CONTACTS]),
-                "contact_depth": float(s[S.T_DEPTH]),
-                "project_ms": float(s[S.T_PROJECT_NS]) * 1e-6,
-                "shock_layers": int(s[S.T_LAYERS]),
-                "stopped_bodies": self.stopped_last_step}
+        """The statistics of the last step by name (step_stats.py: counts, errors, depths,
+        each stage's time in ms), and the bodies the guard stopped."""
+        return {**step_stats.as_dict(self.stats), "stopped_bodies": self.stopped_last_step}
 
     # ---- the user's drag (mouse, VR controller) -----------------------------------------
     DRAG_FORCE_FACTOR = 5.0   # default cap: this many times the body's weight
@@ -465,16 +457,3 @@ def _finite_vector(x, what):
     if not (np.abs(v) <= COORD).all():
         raise ValueError(f"{what} must be finite and within {COORD:g} m, got {v.tolist()}")
     return v
-
-
-_STAT_MAX = (S.T_RESIDUAL, S.T_VEL_RESIDUAL, S.T_LAYERS, S.T_END_DEPTH, S.T_DEPTH, S.T_ROWS,
-             S.T_CONTACTS)
-
-
-def merge_stats(total, part):
-    """Statistics of a step's sub-steps taken together: the largest of residuals, depths,
-    layers and row counts, the sum of everything else (counts and times)."""
-    out = total + part
-    for k in _STAT_MAX:
-        out[k] = max(total[k], part[k])
-    return out

@@ -101,7 +101,7 @@ def test_progress_kernel_by_kernel_with_an_estimate(tmp_path):
 def test_the_manifest_names_the_kernels_a_warm_up_compiles():
     """engine/kernel_manifest.json is what the estimates stand on: it must name the step."""
     m = load_manifest()
-    assert any(k.endswith("iterative.step") for k in m), "run: python -m impulse.engine.warmup " \
+    assert any(k.endswith("engine.step.step") for k in m), "run: python -m impulse.engine.warmup " \
         "--write-manifest (with an empty NUMBA_CACHE_DIR) after changing kernels"
     assert sum(s for s, _ in m.values()) > 1.0
 
@@ -140,8 +140,8 @@ def test_the_numba_internals_the_kernels_use_are_there():
     import numba
     from numba.core import dispatcher
 
-    from impulse.engine.solvers import iterative
+    from impulse.engine import step as stages
     assert jitopts.NO_REFCOUNT == {"_nrt": False}, f"numba {numba.__version__}: no _nrt"
     assert getattr(dispatcher.Dispatcher.get_call_template, "drops_literals", False)
-    assert iterative.step.overloads and all(
-        hasattr(cres, "entry_point") for cres in iterative.step.overloads.values())
+    assert stages.step.overloads and all(
+        hasattr(cres, "entry_point") for cres in stages.step.overloads.values())

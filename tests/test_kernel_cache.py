@@ -18,8 +18,8 @@ def test_numba_caches_in_the_keyed_folder():
     assert numba.config.CACHE_DIR == str(folder)
     assert folder.parent == kernel_cache.base_dir() and folder.name == kernel_cache.source_hash()
     assert kernel_cache.kernels_cached()              # the session's warm-up compiled there
-    assert list(folder.rglob("iterative.step-*.nbi"))
-    here = os.path.join(ROOT, "engine", "solvers", "__pycache__")
+    assert list(folder.rglob("step.step-*.nbi"))
+    here = os.path.join(ROOT, "engine", "__pycache__")
     assert not [f for f in os.listdir(here) if f.endswith(".nbi")] if os.path.isdir(here) else True
 
 

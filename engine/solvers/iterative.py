@@ -1,7 +1,9 @@
-"""The time step of the impulse method with the iterative (Gauss-Seidel) joint correction.
+"""The iterative (Gauss-Seidel) driver of the step's position and velocity stages
+(engine/step.py lists the stages), and what every driver uses: prepare, advance_all,
+residuals, energy.
 
-One step t -> t + h (Schmitt sec. 5-6, design.md sec. 2):
- 1. springs/dampers become impulses at t;
+The stages it drives (Schmitt sec. 5-6, design.md sec. 2):
+ 1. springs/dampers become impulses at t (step.forces);
  2. P-steps 1-2: visit the joints cyclically; for each, predict its points at t + h by
     look-ahead and, if the error is >= eps_pos, apply the correcting impulse at t. Stop when
     a full cycle needed no correction, or on the iteration cap / time budget (anytime: the
@@ -23,7 +25,6 @@ import numpy as np
 from numba import njit
 
 from ..clock import monotonic_ns
-from ..contacts import friction as contact_friction
 from ..contacts import rows as contact_rows
 from ..contacts import solve as contacts
 from ..impulses import ensure_look_ahead, velocity_at
@@ -37,39 +38,19 @@ from ..state import (
     S_EPS_POS,
     S_EPS_VEL,
     S_GX,
-    S_H,
-    S_H_PREV,
-    S_MAX_HALVINGS,
     S_MAX_SWEEPS,
     S_ORDER,
-    S_SHOCK_PASSES,
-    S_SOLVER,
     S_SPRING_ITERATED,
     S_TIME,
-    S_TOI,
-    S_VEL_CORR,
-    T_BUDGET_HIT,
-    T_CAP_HIT,
     T_CHECKS,
-    T_COLLIDE_NS,
-    T_CONTACT_IMPULSE,
-    T_CONTACT_NS,
-    T_CONTACTS,
-    T_END_DEPTH,
-    T_HALVINGS,
     T_IMPULSES,
-    T_LAYERS,
     T_RESIDUAL,
-    T_ROWS,
-    T_SIZE,
-    T_SOLVE_NS,
     T_SWEEPS,
-    T_TOI_EVENTS,
     T_VEL_CHECKS,
     T_VEL_IMPULSES,
     T_VEL_RESIDUAL,
 )
-from . import GROWING_CYCLES, rounds
+from .stopping import capped_ok, diverging, out_of_time, past_deadline, rising_sweeps
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -147,10 +128,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
                 break
             since = 0
         if checks >= max_checks:
-            if may_abort:  # not converging within the cap: treat like divergence
-                ok = False
-            else:
-                stats[T_BUDGET_HIT] += 1
+            ok = capped_ok(may_abort, stats)
             break
         if idx < m:
             if enabled[idx] and kind[idx] != BALL:
@@ -205,20 +183,16 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             idx = 0
         if in_cycle == items:
             cycles += 1
-            # diverging: not finite, or the largest error (above eps) grew in GROWING_CYCLES
-            # cycles in a row -- single rises are normal Gauss-Seidel behaviour
             # (while contacts still push, joint errors may rise: not counted)
             settled = cycles > contact_cycles or items == m_sp
-            rising = rising + 1 if (settled and cycle_max > prev_max and cycle_max >= eps) \
-                else 0
-            if may_abort and (not np.isfinite(cycle_max) or rising >= GROWING_CYCLES):
+            rising = rising_sweeps(rising, settled, cycle_max, prev_max, eps)
+            if may_abort and diverging(cycle_max, rising):
                 ok = False
                 break
             prev_max = cycle_max
             cycle_max = 0.0
             in_cycle = 0
-            if budget > 0 and monotonic_ns() - t0 > budget:
-                stats[T_BUDGET_HIT] += 1
+            if out_of_time(t0, budget, stats):
                 break
     stats[T_CHECKS] += checks
     stats[T_SWEEPS] += cycles
@@ -272,9 +246,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
         if idx == items:
             idx = 0
             cycles += 1
-            if contacts_on and C.body.shape[0] > 0 and deadline > 0 \
-                    and monotonic_ns() > deadline:
-                stats[T_BUDGET_HIT] = max(stats[T_BUDGET_HIT], 1.0)   # one stop per step
+            if contacts_on and C.body.shape[0] > 0 and past_deadline(deadline, stats):
                 contacts_on = False
     stats[T_VEL_CHECKS] += checks
 
@@ -324,154 +296,6 @@ def residuals(B, J, stats, scratch_rows):
     stats[T_VEL_RESIDUAL] = vel_max
 
 
-@njit(cache=True, nogil=True)
-def step(B, J, Sp, C, settings, stats, W):
-    """Advance the world by settings[S_H] (as halves where the iteration diverges); C: the
-    contacts detected at t (engine/contacts/solve.py), possibly none; W: the global solvers'
-    structure (graph.build); settings[S_SOLVER] picks the solver (the global solvers take
-    the contacts as Gauss-Seidel rows between their solves)."""
-    t_start = monotonic_ns()
-    stats[:] = 0.0
-    # the time budget bounds the position loop (from its start) and, from the step's start,
-    # the contact stages after it: each still does at least one sweep (anytime)
-    deadline = t_start + int(settings[S_BUDGET_NS]) if settings[S_BUDGET_NS] > 0 else 0
-    nc = C.body.shape[0]
-    target = np.empty(nc)
-    t_contact = 0
-    n = B.pos.shape[0]
-    order = int(settings[S_ORDER])
-    scratch_a = np.empty((order + 1, 3, 3))
-    scratch_x = np.empty((order + 2, 3, 3))
-    scratch_r = np.empty((3, 3))
-    scratch_arms = np.empty((2, 3))
-    scratch_rows = np.empty((6, 3, 3))
-    save_vel = np.empty((n, 3))
-    save_omega = np.empty((n, 3))
-    h = settings[S_H]
-    max_level = int(settings[S_MAX_HALVINGS])
-    total = 1 << max_level
-    done = 0
-    level = 0
-    iterated = settings[S_SPRING_ITERATED] != 0.0
-    warmed = False
-    warmed_v = False
-    top = 0
-    if nc > 0:   # contact graph layers: visit top-down in the loop, shock pass bottom-up
-        top = contacts.layers(B, J, C)
-        C.order[:] = np.argsort(-C.layer, kind="mergesort")
-        contact_rows.find_patches(C)
-        cap = int(settings[S_SHOCK_PASSES])      # < 0: every layer; 0: off
-        if cap > 0 and top > cap:
-            stats[T_CAP_HIT] += 1
-            top = cap
-        if cap == 0:
-            top = 0
-        stats[T_LAYERS] = top
-        # a taller stack gets more sweeps (loops, shock and collision passes): Gauss-Seidel
-        # hands a load down about a layer a sweep, and a tower of 40 cubes turned against
-        # each other never settled in 10 (its top swayed by centimetres); 12 are enough
-        settings[S_CONTACT_SWEEPS] = max(settings[S_CONTACT_SWEEPS], top // 2)
-        stats[T_ROWS] = nc
-        if settings[S_TOI] != 0.0:
-            # Schmitt sec. 11: cut the step just before the first bounce within it; the
-            # next sub-step (World.step) starts with that row touching
-            contacts.prepare(B, C)
-            t_hit = contacts.contact_time(B, C, settings[S_H], settings)
-            if t_hit < settings[S_H]:
-                settings[S_H] = max(t_hit, contacts.TOI_MIN * settings[S_H])
-                stats[T_TOI_EVENTS] = 1
-    h = settings[S_H]
-    while done < total:
-        units = total >> level
-        hs = h * units / total
-        h_prev = settings[S_H_PREV]
-        prepare(B, J, scratch_r)
-        if nc > 0:
-            t0 = monotonic_ns()
-            contacts.prepare(B, C)
-            if done == 0 and not warmed:
-                contacts.begin_step(B, C)
-            contacts.collide(B, C, hs, settings, stats, target, top > 0)
-            if not warmed:   # the last step's impulses, scaled down to a shorter step
-                h_last = settings[S_H_PREV]
-                contacts.warm_start(B, C, False, min(hs / h_last, 1.0) if h_last > 0 else 1.0)
-                warmed = True
-            contacts.save(C)
-            stats[T_COLLIDE_NS] += monotonic_ns() - t0
-        save_vel[:, :] = B.vel
-        save_omega[:, :] = B.omega
-        J.acc[:, :] = 0.0
-        if iterated:
-            spring.begin_iterated(B, Sp, hs, h_prev)
-        else:
-            spring.apply_approximate(B, Sp, hs, h_prev)
-        for j in range(J.kind.shape[0]):
-            if J.enabled[j] and J.kind[j] != BALL:
-                generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
-        solver = int(settings[S_SOLVER])
-        t0 = monotonic_ns()
-        if solver == 0:
-            ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                               scratch_arms, scratch_rows, level < max_level)
-        else:
-            ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
-                                       scratch_x, scratch_arms, scratch_rows, level < max_level,
-                                       W, solver)
-        t_contact += monotonic_ns() - t0
-        if not ok and level < max_level:
-            B.vel[:, :] = save_vel
-            B.omega[:, :] = save_omega
-            if nc > 0:
-                contacts.restore(C)
-            level += 1
-            stats[T_HALVINGS] += 1
-            continue
-        if nc > 0:
-            contact_friction.break_loose(B, C, hs, settings[S_EPS_VEL])
-            contacts.keep_for_warm_start(C, False)
-        if nc > 0 and top > 0:
-            t0 = monotonic_ns()
-            stats[T_CHECKS] += contacts.shock_pass(
-                B, C, top, hs, contacts.SHOCK_TIGHTER * max(settings[S_EPS_POS],
-                                                           settings[S_CONTACT_TOL]),
-                settings, False, deadline)
-            t_contact += monotonic_ns() - t0
-        if nc > 0:
-            stats[T_END_DEPTH] = max(stats[T_END_DEPTH], contacts.end_depth(B, C, hs))
-        spring.end_step(B, Sp)
-        advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
-        settings[S_H_PREV] = hs
-        prepare(B, J, scratch_r)
-        if nc > 0:
-            contacts.prepare(B, C)
-            contact_rows.prepare_rows(B, C, contact_rows.STAGE_VELOCITY, top > 0, hs, settings)
-        if settings[S_VEL_CORR] != 0.0:
-            t0 = monotonic_ns()
-            if nc > 0 and not warmed_v:
-                contacts.warm_start(B, C, True, hs / h)
-                warmed_v = True
-            if solver == 0:
-                velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
-            else:
-                rounds.velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline)
-            if nc > 0:
-                contacts.keep_for_warm_start(C, True)
-            if nc > 0 and top > 0:
-                stats[T_VEL_CHECKS] += contacts.shock_pass(
-                    B, C, top, hs, contacts.SHOCK_TIGHTER * settings[S_EPS_VEL], settings,
-                    True, deadline)
-            t_contact += monotonic_ns() - t0
-        settings[S_TIME] += hs
-        done += units
-        if level > 0 and done % (2 * units) == 0:
-            level -= 1
-    residuals(B, J, stats, scratch_rows)
-    stats[T_CONTACT_NS] = t_contact if nc > 0 else 0
-    stats[T_CONTACTS] = contacts.touching(C)
-    stats[T_CONTACT_IMPULSE] = contacts.total_impulse(C)
-    stats[T_SOLVE_NS] = monotonic_ns() - t_start
-
-
 @njit(cache=True)
 def energy(B, Sp, gravity):
     """(kinetic, potential) energy: sum m v^2/2 + w_b^T J w_b/2; -m g.s plus springs."""
@@ -491,32 +315,3 @@ def energy(B, Sp, gravity):
         pot -= m * (gravity[0] * B.pos[b, 0] + gravity[1] * B.pos[b, 1]
                     + gravity[2] * B.pos[b, 2])
     return kin, pot + spring.potential_energy(B, Sp)
-
-
-@njit(cache=True, nogil=True)
-def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
-        rec_vel, rec_omega, W):
-    """n_steps steps in one call; per-step stats (n_steps, T_SIZE) and total energy
-    (n_steps+1,), and every `every`-th state into rec_* (rows = n_steps // every + 1)."""
-    gravity = settings[S_GX:S_GX + 3].copy()
-    stats = np.zeros(T_SIZE)
-    k, p = energy(B, Sp, gravity)
-    step_energy[0] = k + p
-    rows = rec_pos.shape[0]
-    if rows > 0:
-        rec_pos[0] = B.pos
-        rec_rot[0] = B.rot
-        rec_vel[0] = B.vel
-        rec_omega[0] = B.omega
-    r = 1
-    for s in range(n_steps):
-        step(B, J, Sp, C, settings, stats, W)
-        step_stats[s, :] = stats
-        k, p = energy(B, Sp, gravity)
-        step_energy[s + 1] = k + p
-        if rows > 0 and (s + 1) % every == 0 and r < rows:
-            rec_pos[r] = B.pos
-            rec_rot[r] = B.rot
-            rec_vel[r] = B.vel
-            rec_omega[r] = B.omega
-            r += 1

@@ -16,7 +16,7 @@ Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
   The matrix depends only on the arms and inertias at t, so it is factored once per time
   point and kept (also from the velocity stage at t + h to the next step's position stage,
   which sees the same configuration). Same tolerance, iteration cap (max_iterations rounds),
-  divergence test (step halving) and anytime budget as the iterative loop.
+  divergence test (step halving) and anytime budget as the iterative loop (stopping.py).
 Contacts (engine/contacts/solve.py) are Gauss-Seidel rows of step 1 too, visited in the contact
 order for the first contact_sweeps rounds (the last of them without asking for another
 round), as in the iterative loop: block Gauss-Seidel of an exact joint solve and the
@@ -48,15 +48,15 @@ from ..state import (
     S_ORDER,
     S_SPRING_ITERATED,
     S_TIME,
-    T_BUDGET_HIT,
     T_CHECKS,
     T_IMPULSES,
     T_SWEEPS,
     T_VEL_CHECKS,
     T_VEL_IMPULSES,
 )
-from . import GROWING_CYCLES, contact_tree, linear, tree
+from . import contact_tree, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
+from .stopping import capped_ok, diverging, out_of_time, past_deadline, rising_sweeps
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -343,20 +343,16 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
             break
         # (a motor leaving or re-entering the solve moves the errors: not a divergence;
         # nor do joint errors that rise while the contacts still push)
-        settled = nc == 0 or rounds > contact_rounds
-        rising = rising + 1 if (settled and round_max > prev_max and round_max >= eps
-                                and not active_set_changed) else 0
+        settled = (nc == 0 or rounds > contact_rounds) and not active_set_changed
+        rising = rising_sweeps(rising, settled, round_max, prev_max, eps)
         refactor = active_set_changed
         active_set_changed = False
-        if may_abort and (not np.isfinite(round_max) or rising >= GROWING_CYCLES):
+        if may_abort and diverging(round_max, rising):
             ok = False
             break
         prev_max = round_max
         if rounds >= max_rounds:
-            if may_abort:
-                ok = False
-            else:
-                stats[T_BUDGET_HIT] += 1
+            ok = capped_ok(may_abort, stats)
             break
         if need:
             if not _solve_apply(B, J, W, solver, h, True, scratch_rows):
@@ -364,8 +360,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                 refactor = True
             stats[T_IMPULSES] += ng
         rounds += 1
-        if budget > 0 and monotonic_ns() - t0 > budget:
-            stats[T_BUDGET_HIT] += 1
+        if out_of_time(t0, budget, stats):
             break
     contact_tree.clear_keff(C)
     stats[T_CHECKS] += checks
@@ -429,8 +424,7 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
                 if corrected:
                     stats[T_VEL_IMPULSES] += 1
                     corrected_any = True
-            if deadline > 0 and monotonic_ns() > deadline:
-                stats[T_BUDGET_HIT] = max(stats[T_BUDGET_HIT], 1.0)   # one stop per step
+            if past_deadline(deadline, stats):
                 contacts_on = False
         need = False
         if use_global:

@@ -1,0 +1,310 @@
+"""One time step t -> t + h as named stages, the same list for every solver (Schmitt sec.
+5-6 and 11, design.md sec. 2). settings[S_SOLVER] picks how the position and velocity
+stages solve (iterative Gauss-Seidel cycles, or the global solvers' rounds); which stages run
+and in which order does not change.
+
+In World.step (Python, engine/world.py): the drag, the finite-state guard, DETECT (contacts
+at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
+(engine/contacts/depth_projection.py). In this kernel:
+  1. order      contact graph layers and patches; the cut at the first collision time within
+                the step (Schmitt sec. 11: the rest follows as another sub-step)
+  2. collide    collisions at t: restitution targets, the last step's impulses as warm start
+  3. forces     springs and dampers, joint forces (motors' limits, springs in joints)
+  4. position   P-steps 1-2: joints and contacts corrected on the look-ahead to t + h until
+                every error is below its tolerance, or a cap / the budget stops the loop;
+                a diverging loop halves the step (up to max_halvings)
+  5. shock      shock propagation over the contact graph's layers, bottom-up
+  6. advance    P-step 3: every body moves ballistically to t + h
+  7. velocity   P-step 4: joints and touching contacts at t + h, then the velocity shock pass
+Each stage is timed into its own statistics field (T_<stage>_NS; step_stats.py names them);
+the stopping rules the position and velocity stages share live in solvers/stopping.py.
+"""
+import numpy as np
+from numba import njit
+
+from .clock import monotonic_ns
+from .contacts import friction as contact_friction
+from .contacts import rows as contact_rows
+from .contacts import solve as contacts
+from .joints import BALL, generic, spring
+from .solvers import rounds
+from .solvers.iterative import (
+    advance_all,
+    energy,
+    position_loop,
+    prepare,
+    residuals,
+    velocity_loop,
+)
+from .state import (
+    S_BUDGET_NS,
+    S_CONTACT_SWEEPS,
+    S_CONTACT_TOL,
+    S_EPS_POS,
+    S_EPS_VEL,
+    S_GX,
+    S_H,
+    S_H_PREV,
+    S_MAX_HALVINGS,
+    S_ORDER,
+    S_SHOCK_PASSES,
+    S_SOLVER,
+    S_SPRING_ITERATED,
+    S_TIME,
+    S_TOI,
+    S_VEL_CORR,
+    T_ADVANCE_NS,
+    T_CAP_HIT,
+    T_CHECKS,
+    T_COLLIDE_NS,
+    T_CONTACT_IMPULSE,
+    T_CONTACT_NS,
+    T_CONTACTS,
+    T_END_DEPTH,
+    T_HALVINGS,
+    T_LAYERS,
+    T_POSITION_NS,
+    T_ROWS,
+    T_SHOCK_NS,
+    T_SIZE,
+    T_SOLVE_NS,
+    T_TOI_EVENTS,
+    T_VEL_CHECKS,
+    T_VELOCITY_NS,
+)
+
+
+@njit(cache=True)
+def order_contacts(B, J, C, settings, stats):
+    """Stage 1: the contact graph's layers (visited top-down in the loops, bottom-up by the
+    shock pass), the patches, the shock pass's cap, and the cut at the first collision time
+    (Schmitt sec. 11: settings[S_H] becomes the time taken). Returns the top layer the
+    shock pass starts from (0: no shock pass)."""
+    top = contacts.layers(B, J, C)
+    C.order[:] = np.argsort(-C.layer, kind="mergesort")
+    contact_rows.find_patches(C)
+    cap = int(settings[S_SHOCK_PASSES])      # < 0: every layer; 0: off
+    if cap > 0 and top > cap:
+        stats[T_CAP_HIT] += 1
+        top = cap
+    if cap == 0:
+        top = 0
+    stats[T_LAYERS] = top
+    # a taller stack gets more sweeps (loops, shock and collision passes): Gauss-Seidel
+    # hands a load down about a layer a sweep, and a tower of 40 cubes turned against
+    # each other never settled in 10 (its top swayed by centimetres); 12 are enough
+    settings[S_CONTACT_SWEEPS] = max(settings[S_CONTACT_SWEEPS], top // 2)
+    stats[T_ROWS] = C.body.shape[0]
+    if settings[S_TOI] != 0.0:
+        # cut the step just before the first bounce within it; the next sub-step
+        # (World.step) starts with that row touching
+        contacts.prepare(B, C)
+        t_hit = contacts.contact_time(B, C, settings[S_H], settings)
+        if t_hit < settings[S_H]:
+            settings[S_H] = max(t_hit, contacts.TOI_MIN * settings[S_H])
+            stats[T_TOI_EVENTS] = 1
+    return top
+
+
+@njit(cache=True)
+def collide(B, C, hs, settings, stats, target, first, warm, top):
+    """Stage 2: collisions at t (restitution targets), and on the step's first visit the
+    last step's impulses as warm start, scaled down to a shorter step. Returns True once the
+    warm start is in."""
+    t0 = monotonic_ns()
+    contacts.prepare(B, C)
+    if first:
+        contacts.begin_step(B, C)
+    contacts.collide(B, C, hs, settings, stats, target, top > 0)
+    if not warm:
+        h_last = settings[S_H_PREV]
+        contacts.warm_start(B, C, False, min(hs / h_last, 1.0) if h_last > 0 else 1.0)
+    contacts.save(C)
+    stats[T_COLLIDE_NS] += monotonic_ns() - t0
+    return True
+
+
+@njit(cache=True)
+def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
+    """Stage 3: springs and dampers (as impulses, or begun for the iterated springs), and
+    the joints' own forces."""
+    J.acc[:, :] = 0.0
+    if iterated:
+        spring.begin_iterated(B, Sp, hs, h_prev)
+    else:
+        spring.apply_approximate(B, Sp, hs, h_prev)
+    for j in range(J.kind.shape[0]):
+        if J.enabled[j] and J.kind[j] != BALL:
+            generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
+
+
+@njit(cache=True)
+def position(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
+             scratch_rows, may_abort, W):
+    """Stage 4: joints and contacts on the look-ahead, by the chosen solver. False: the loop
+    diverged (only when may_abort) and the sub-step is taken again as two halves."""
+    t0 = monotonic_ns()
+    solver = int(settings[S_SOLVER])
+    if solver == 0:
+        ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
+                           scratch_arms, scratch_rows, may_abort)
+    else:
+        ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
+                                   scratch_x, scratch_arms, scratch_rows, may_abort, W, solver)
+    stats[T_POSITION_NS] += monotonic_ns() - t0
+    return ok
+
+
+@njit(cache=True)
+def shock(B, C, top, hs, settings, stats, velocities, deadline):
+    """Stages 5 and 7b: shock propagation over the contact layers, bottom-up (Guendelman
+    et al. 2003), on positions or on velocities."""
+    t0 = monotonic_ns()
+    tol = settings[S_EPS_VEL] if velocities else max(settings[S_EPS_POS],
+                                                     settings[S_CONTACT_TOL])
+    checks = contacts.shock_pass(B, C, top, hs, contacts.SHOCK_TIGHTER * tol, settings,
+                                 velocities, deadline)
+    stats[T_VEL_CHECKS if velocities else T_CHECKS] += checks
+    stats[T_SHOCK_NS] += monotonic_ns() - t0
+
+
+@njit(cache=True)
+def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r):
+    """Stage 6: the springs' step ends, every body moves ballistically to t + h."""
+    t0 = monotonic_ns()
+    spring.end_step(B, Sp)
+    advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
+    settings[S_H_PREV] = hs
+    prepare(B, J, scratch_r)
+    stats[T_ADVANCE_NS] += monotonic_ns() - t0
+
+
+@njit(cache=True)
+def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadline):
+    """Stage 7: joints and touching contacts at t + h (P-step 4), then the velocity shock
+    pass. Returns True once the velocity warm start is in."""
+    nc = C.body.shape[0]
+    t0 = monotonic_ns()
+    if nc > 0:
+        contacts.prepare(B, C)
+        contact_rows.prepare_rows(B, C, contact_rows.STAGE_VELOCITY, top > 0, hs, settings)
+    if settings[S_VEL_CORR] == 0.0:
+        stats[T_VELOCITY_NS] += monotonic_ns() - t0
+        return warm
+    if nc > 0 and not warm:
+        contacts.warm_start(B, C, True, hs / h)
+        warm = True
+    solver = int(settings[S_SOLVER])
+    if solver == 0:
+        velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
+    else:
+        rounds.velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline)
+    if nc > 0:
+        contacts.keep_for_warm_start(C, True)
+    stats[T_VELOCITY_NS] += monotonic_ns() - t0
+    if nc > 0 and top > 0:
+        shock(B, C, top, hs, settings, stats, True, deadline)
+    return warm
+
+
+@njit(cache=True, nogil=True)
+def step(B, J, Sp, C, settings, stats, W):
+    """Advance the world by settings[S_H] (as halves where the position stage diverges); C:
+    the contacts detected at t, possibly none; W: the global solvers' structure
+    (solvers/graph.build). The stages are this file's functions, in this order."""
+    t_start = monotonic_ns()
+    stats[:] = 0.0
+    # the time budget bounds the position loop (from its start) and, from the step's start,
+    # the contact stages after it: each still does at least one sweep (anytime)
+    deadline = t_start + int(settings[S_BUDGET_NS]) if settings[S_BUDGET_NS] > 0 else 0
+    nc = C.body.shape[0]
+    target = np.empty(nc)
+    n = B.pos.shape[0]
+    order = int(settings[S_ORDER])
+    scratch_a = np.empty((order + 1, 3, 3))
+    scratch_x = np.empty((order + 2, 3, 3))
+    scratch_r = np.empty((3, 3))
+    scratch_arms = np.empty((2, 3))
+    scratch_rows = np.empty((6, 3, 3))
+    save_vel = np.empty((n, 3))
+    save_omega = np.empty((n, 3))
+    max_level = int(settings[S_MAX_HALVINGS])
+    total = 1 << max_level
+    done = 0
+    level = 0
+    iterated = settings[S_SPRING_ITERATED] != 0.0
+    warmed = False
+    warmed_v = False
+    top = 0
+    if nc > 0:
+        top = order_contacts(B, J, C, settings, stats)                 # 1. order
+    h = settings[S_H]
+    while done < total:
+        units = total >> level
+        hs = h * units / total
+        h_prev = settings[S_H_PREV]
+        prepare(B, J, scratch_r)
+        if nc > 0:
+            warmed = collide(B, C, hs, settings, stats, target,         # 2. collide
+                             done == 0 and not warmed, warmed, top)
+        save_vel[:, :] = B.vel
+        save_omega[:, :] = B.omega
+        forces(B, J, Sp, hs, h_prev, iterated, scratch_rows)           # 3. forces
+        ok = position(B, J, Sp, C, hs, h_prev, settings, stats,         # 4. position
+                      scratch_a, scratch_x, scratch_arms, scratch_rows, level < max_level, W)
+        if not ok and level < max_level:
+            B.vel[:, :] = save_vel
+            B.omega[:, :] = save_omega
+            if nc > 0:
+                contacts.restore(C)
+            level += 1
+            stats[T_HALVINGS] += 1
+            continue
+        if nc > 0:
+            contact_friction.break_loose(B, C, hs, settings[S_EPS_VEL])
+            contacts.keep_for_warm_start(C, False)
+            if top > 0:
+                shock(B, C, top, hs, settings, stats, False, deadline)  # 5. shock
+            stats[T_END_DEPTH] = max(stats[T_END_DEPTH], contacts.end_depth(B, C, hs))
+        advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r)  # 6. advance
+        warmed_v = velocity(B, J, C, hs, h, top, settings, stats,        # 7. velocity
+                            scratch_rows, W, warmed_v, deadline)
+        settings[S_TIME] += hs
+        done += units
+        if level > 0 and done % (2 * units) == 0:
+            level -= 1
+    residuals(B, J, stats, scratch_rows)
+    if nc > 0:
+        stats[T_CONTACT_NS] = stats[T_POSITION_NS] + stats[T_SHOCK_NS] + stats[T_VELOCITY_NS]
+    stats[T_CONTACTS] = contacts.touching(C)
+    stats[T_CONTACT_IMPULSE] = contacts.total_impulse(C)
+    stats[T_SOLVE_NS] = monotonic_ns() - t_start
+
+
+@njit(cache=True, nogil=True)
+def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
+        rec_vel, rec_omega, W):
+    """n_steps steps in one call; per-step stats (n_steps, T_SIZE) and total energy
+    (n_steps+1,), and every `every`-th state into rec_* (rows = n_steps // every + 1)."""
+    gravity = settings[S_GX:S_GX + 3].copy()
+    stats = np.zeros(T_SIZE)
+    k, p = energy(B, Sp, gravity)
+    step_energy[0] = k + p
+    rows = rec_pos.shape[0]
+    if rows > 0:
+        rec_pos[0] = B.pos
+        rec_rot[0] = B.rot
+        rec_vel[0] = B.vel
+        rec_omega[0] = B.omega
+    r = 1
+    for s in range(n_steps):
+        step(B, J, Sp, C, settings, stats, W)
+        step_stats[s, :] = stats
+        k, p = energy(B, Sp, gravity)
+        step_energy[s + 1] = k + p
+        if rows > 0 and (s + 1) % every == 0 and r < rows:
+            rec_pos[r] = B.pos
+            rec_rot[r] = B.rot
+            rec_vel[r] = B.vel
+            rec_omega[r] = B.omega
+            r += 1
