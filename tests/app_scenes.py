@@ -1,14 +1,12 @@
 """Small scene documents for the app's GUI tests."""
+from tests.scene_docs import scene_doc
 
 
 def doc(bodies, joints=(), gravity=(0.0, -9.81, 0.0), camera=None, name="test"):
-    d = {"format": "impulse-scene", "version": 1, "name": name, "description": "test scene",
-         "settings": {"h": 0.01, "gravity": list(gravity)},
-         "camera": camera or {"eye": [0.0, 1.0, 5.0], "target": [0.0, 1.0, 0.0], "fov_deg": 45},
-         "bodies": list(bodies)}
-    if joints:
-        d["joints"] = list(joints)
-    return d
+    return scene_doc(bodies, joints, {"h": 0.01, "gravity": list(gravity)}, name=name,
+                     description="test scene",
+                     camera=camera or {"eye": [0.0, 1.0, 5.0], "target": [0.0, 1.0, 0.0],
+                                       "fov_deg": 45})
 
 
 def box(name, pos, size=0.4, fixed=False, color=(0.8, 0.4, 0.2), **extra):

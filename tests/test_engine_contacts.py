@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from impulse.engine.scene import load_scene, scene_to_world
+from tests.scene_docs import scene_doc
 
 SCENES = os.path.join(os.path.dirname(__file__), "..", "scenes")
 
@@ -19,13 +20,7 @@ def ground():
 
 
 def doc(bodies, settings=None, joints=(), contacts=None):
-    d = {"format": "impulse-scene", "version": 1, "settings": settings or {"h": 0.001},
-         "bodies": list(bodies)}
-    if joints:
-        d["joints"] = list(joints)
-    if contacts is not None:
-        d["contacts"] = contacts
-    return d
+    return scene_doc(bodies, joints, settings or {"h": 0.001}, contacts)
 
 
 def impulse_by_pair(w):

@@ -10,16 +10,14 @@ import pytest
 
 from impulse.engine import state as S
 from impulse.engine.scene import scene_to_world
+from tests.scene_docs import scene_doc
 
 G = 9.81
 VIEWER_STEPS = [1 / 30, 1 / 60, 1 / 120, pytest.param(0.001, marks=pytest.mark.slow)]
 
 
 def doc(bodies, joints=(), **settings):
-    d = {"format": "impulse-scene", "version": 1, "settings": settings, "bodies": list(bodies)}
-    if joints:
-        d["joints"] = list(joints)
-    return d
+    return scene_doc(bodies, joints, settings)
 
 
 def world(bodies, joints=(), **settings):

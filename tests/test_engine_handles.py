@@ -6,6 +6,7 @@ import pytest
 
 from impulse.engine import BodyId, JointId, StaleHandle
 from impulse.engine.scene import scene_to_world
+from tests.scene_docs import scene_doc
 
 
 def chain(n=4):
@@ -14,8 +15,7 @@ def chain(n=4):
     joints = [{"name": f"j{i}", "type": "ball", "bodies": ["world" if i == 0 else f"b{i - 1}",
                                                          f"b{i}"], "anchor": [float(i), 0, 0]}
               for i in range(n)]
-    return scene_to_world({"format": "impulse-scene", "version": 1, "bodies": bodies,
-                           "joints": joints, "settings": {"h": 0.01}})
+    return scene_to_world(scene_doc(bodies, joints, {"h": 0.01}))
 
 
 def test_a_body_handle_survives_the_removal_of_an_earlier_body():

@@ -16,6 +16,7 @@ import pytest
 
 from impulse.engine.scene import load_scene, scene_to_world
 from tests.conftest import SCENES, slow_except
+from tests.scene_docs import scene_doc
 
 WITH_JOINTS = sorted(
     f[:-5] for f in os.listdir(SCENES) if f.endswith(".json")
@@ -138,12 +139,11 @@ def test_the_editor_remove_and_undo_through_the_engine():
 
 
 def ball_on_rod(mass=1.0, shapes=None):
-    return {"format": "impulse-scene", "version": 1,
-            "settings": {"h": 0.005, "gravity": [0, -9.81, 0]},
-            "bodies": [{"name": "rod", "mass": mass, "position": [1.0, 0.0, 0.0],
-                        "shapes": shapes or [{"type": "box", "size": [1.0, 0.1, 0.1]}]}],
-            "joints": [{"name": "pivot", "type": "hinge", "bodies": ["world", "rod"],
-                        "anchor": [0.5, 0.0, 0.0], "axis": [0, 0, 1]}]}
+    return scene_doc([{"name": "rod", "mass": mass, "position": [1.0, 0.0, 0.0],
+                       "shapes": shapes or [{"type": "box", "size": [1.0, 0.1, 0.1]}]}],
+                     [{"name": "pivot", "type": "hinge", "bodies": ["world", "rod"],
+                       "anchor": [0.5, 0.0, 0.0], "axis": [0, 0, 1]}],
+                     {"h": 0.005, "gravity": [0, -9.81, 0]})
 
 
 @pytest.mark.parametrize("shapes", [

@@ -12,6 +12,7 @@ import pytest
 
 from impulse.engine import cli
 from impulse.engine.scene import SceneError, load_scene, read_document, scene_to_world
+from tests.scene_docs import scene_doc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,14 +32,13 @@ def strict(text):
 def spring_pair(stiffness, mass, h, gravity=(0, 0, 0)):
     """Two spheres on a spring stretched to twice its rest length: explicit spring forces
     blow up where k h^2 / m >> 1."""
-    return {"format": "impulse-scene", "version": 1,
-            "settings": {"h": h, "gravity": list(gravity)},
-            "bodies": [{"name": n, "mass": mass, "position": [x, 0, 0],
-                        "shape": {"type": "sphere", "radius": 0.01}}
-                       for n, x in (("a", 0.0), ("b", 1.0))],
-            "joints": [{"name": "s", "type": "spring", "bodies": ["a", "b"],
-                        "anchors": [[0, 0, 0], [1, 0, 0]], "stiffness": stiffness,
-                        "rest_length": 0.5}]}
+    return scene_doc([{"name": n, "mass": mass, "position": [x, 0, 0],
+                       "shape": {"type": "sphere", "radius": 0.01}}
+                      for n, x in (("a", 0.0), ("b", 1.0))],
+                     [{"name": "s", "type": "spring", "bodies": ["a", "b"],
+                       "anchors": [[0, 0, 0], [1, 0, 0]], "stiffness": stiffness,
+                       "rest_length": 0.5}],
+                     {"h": h, "gravity": list(gravity)})
 
 
 # ---- 1. the finite-state guard -----------------------------------------------------------

@@ -9,14 +9,14 @@ from conftest import slow_only
 
 from impulse.engine import SceneError, load_scene, save_scene, scene_to_world
 from impulse.engine.scene import read_document
+from tests.scene_docs import scene_doc
 
 
 def base_doc():
-    return {"format": "impulse-scene", "version": 1,
-            "bodies": [{"name": "a", "shape": {"type": "box", "size": [1, 1, 1]}, "mass": 1.0},
-                       {"name": "b", "shape": {"type": "sphere", "radius": 0.5}, "mass": 2.0,
-                        "position": [0, 2, 0]}],
-            "joints": [{"name": "j", "type": "ball", "bodies": ["a", "b"], "anchor": [0, 1, 0]}]}
+    return scene_doc([{"name": "a", "shape": {"type": "box", "size": [1, 1, 1]}, "mass": 1.0},
+                      {"name": "b", "shape": {"type": "sphere", "radius": 0.5}, "mass": 2.0,
+                       "position": [0, 2, 0]}],
+                     [{"name": "j", "type": "ball", "bodies": ["a", "b"], "anchor": [0, 1, 0]}])
 
 
 def problem(doc):
