@@ -1,18 +1,22 @@
-"""Golden determinism digests (issue 20): for every bundled scene, a hash of the bodies'
-state after a fixed number of steps, kept in tests/golden_digests.json. A refactor that
-changes any result changes a digest and fails here.
+"""Golden determinism fingerprints (issue 20): for every bundled scene, twelve sums of the
+bodies' state after a fixed number of steps (sum, sum of |x| and sum of x^2 of the positions,
+rotations, velocities and angular velocities), kept in tests/golden_digests.json. A refactor
+that changes a result by more than ATOL changes a fingerprint and fails here.
 
-The digest hashes every position, rotation, velocity and angular velocity written with 10
-significant digits: a result that changes is seen, while a last-bit difference of the C
-library's sin/cos between CPUs (glibc picks an FMA variant where the CPU has one) is not.
+Why sums with a tolerance and not a hash of the bits: the correction loops stop at a
+tolerance, so the engine's result is discontinuous at the eps level. A last-bit difference
+(another CPU's libm: glibc picks an FMA variant of sin/cos where the CPU has one) can move a
+result by 1e-9 (the pendulum after 30 steps), which flips any hash, rounded or not. Measured
+with 1e-15 nudges of the start (test below): at most 1.6e-8 (wall_car), against ATOL = 1e-7;
+halving eps_pos moves the joint scenes' sums by 3e-5 to 2e-2.
 
 Updating on purpose, with the reason recorded in the file:
     IMPULSE_GOLDEN_REASON="why the results change" python -m pytest tests/test_golden_digests.py
 """
-import hashlib
 import json
 import os
 
+import numpy as np
 import pytest
 
 from impulse.engine.scene import load_scene
@@ -23,17 +27,21 @@ ALL = sorted(f[:-5] for f in os.listdir(SCENES) if f.endswith(".json"))
 STEPS = 30
 FEWER = {"funnel_1000": 8, "wall_car": 10, "tree_255": 10}
 HEAVY = ("funnel_1000", "wall_car", "tree_255", "tree_127", "pyramid", "chain_drape")
+ATOL = 1e-7
 
 
-def digest(name):
+def fingerprint(name, nudge=0.0):
+    """The twelve sums of a bundled scene's state after its steps; `nudge` scales the start's
+    positions and velocities by (1 + nudge) (last-bit noise)."""
     world = load_scene(os.path.join(SCENES, name + ".json"))
+    world.B.pos[:] *= 1.0 + nudge
+    world.B.vel[:] *= 1.0 + nudge
     world.run(FEWER.get(name, STEPS))
-    h = hashlib.sha256()
-    B = world.B
-    for arr in (B.pos, B.rot, B.vel, B.omega):
-        h.update(" ".join(f"{x:.10g}" for x in arr.reshape(-1)).encode())
-        h.update(b"|")
-    return h.hexdigest()[:24]
+    out = []
+    for arr in (world.B.pos, world.B.rot, world.B.vel, world.B.omega):
+        a = arr.reshape(-1)
+        out += [float(a.sum()), float(np.abs(a).sum()), float((a * a).sum())]
+    return np.array(out)
 
 
 def _golden():
@@ -42,25 +50,35 @@ def _golden():
 
 
 @pytest.mark.parametrize("name", slow_only(ALL, *HEAVY))
-def test_state_after_n_steps_matches_its_golden_digest(name):
-    now = digest(name)
+def test_state_after_n_steps_matches_its_golden_fingerprint(name):
+    now = fingerprint(name)
     reason = os.environ.get("IMPULSE_GOLDEN_REASON")
     if reason:
-        golden = _golden() if os.path.exists(GOLDEN) else {"digests": {}, "updates": []}
-        if golden["digests"].get(name) != now:
-            golden["digests"][name] = now
+        golden = _golden() if os.path.exists(GOLDEN) else {"fingerprints": {}, "updates": []}
+        old = golden["fingerprints"].get(name)
+        if old is None or not np.allclose(now, old, rtol=0.0, atol=ATOL):
+            golden["fingerprints"][name] = now.tolist()
             if not golden["updates"] or golden["updates"][-1] != reason:
                 golden["updates"].append(reason)
             with open(GOLDEN, "w") as f:
                 json.dump(golden, f, indent=1, sort_keys=True)
                 f.write("\n")
         return
-    golden = _golden()["digests"]
-    assert name in golden, f"{name}: no golden digest (a new scene: update with a reason)"
-    assert now == golden[name], (
-        f"{name}: the state after {FEWER.get(name, STEPS)} steps changed (digest {now}, "
-        f"golden {golden[name]}). If that is on purpose, update with IMPULSE_GOLDEN_REASON.")
+    golden = _golden()["fingerprints"]
+    assert name in golden, f"{name}: no golden fingerprint (a new scene: update with a reason)"
+    off = np.abs(now - np.array(golden[name])).max()
+    assert off <= ATOL, (
+        f"{name}: the state after {FEWER.get(name, STEPS)} steps changed by {off:.3g} (more "
+        f"than {ATOL:g}). If that is on purpose, update with IMPULSE_GOLDEN_REASON.")
 
 
-def test_every_bundled_scene_has_a_digest_and_no_stale_ones():
-    assert sorted(_golden()["digests"]) == ALL
+def test_every_bundled_scene_has_a_fingerprint_and_no_stale_ones():
+    assert sorted(_golden()["fingerprints"]) == ALL
+
+
+@pytest.mark.parametrize("name", slow_only(ALL, *HEAVY))
+def test_a_last_bit_nudge_of_the_start_stays_well_inside_the_tolerance(name):
+    """What another CPU's libm may do (a last-bit difference) must not fail CI."""
+    now = fingerprint(name)
+    for nudge in (1e-15, -1e-15):
+        assert np.abs(fingerprint(name, nudge) - now).max() <= ATOL / 4, (name, nudge)
