@@ -114,6 +114,7 @@ class ControllerEmulation:
         self.angular_velocity = np.zeros(3)
         self.held: set[int] = set()                 # movement keys down
         self._cursor = None                         # window (x, y) not applied yet
+        self.cursor_ray = None                      # (origin, direction) last placed on
         self._wheel = 0.0                           # notches not applied yet
         self._history: deque = deque()              # (time, stage pose)
 
@@ -187,6 +188,7 @@ class ControllerEmulation:
         if self._cursor is not None:
             origin, direction = self.ray(*self._cursor)
             self._cursor = None
+            self.cursor_ray = (origin, direction)
             self._set(world_from_stage, origin + direction * self.depth, direction)
         move = np.zeros(3)
         for symbol in self.held:
