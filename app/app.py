@@ -406,6 +406,12 @@ class App:
         if self.session:
             self.session.loop.sync()
 
+    def wake_all(self) -> None:
+        """Wake every sleeping island (between batches of the physics thread)."""
+        if self.session:
+            world = self.session.world
+            self.session.loop.when_idle(lambda: world.wake())
+
     def reset(self) -> None:
         if self.session:
             if self.grab:

@@ -50,8 +50,8 @@ def shape_table(models) -> dict[str, np.ndarray]:
             "shape_hull_count": np.asarray(counts, dtype=np.int64)}
 
 
-PER_STEP = ("body_pos", "body_rot", "body_vel", "body_static", "contact_world",
-            "contact_normal", "contact_impulse")
+PER_STEP = ("body_pos", "body_rot", "body_vel", "body_static", "body_asleep",
+            "contact_world", "contact_normal", "contact_impulse")
 NO_CONTACTS = {"contact_world": np.zeros((0, 3)), "contact_normal": np.zeros((0, 3)),
                "contact_impulse": np.zeros(0)}
 METHODS = ("joint_anchor_world", "joint_axis_world")      # values copied, called as before
@@ -109,6 +109,8 @@ class SceneView:
         if name == "body_color":
             self._refresh()
             return self._colors
+        if name == "body_asleep" and not hasattr(self.world, name):
+            return np.zeros(len(self.world.body_pos), dtype=bool)
         if name in NO_CONTACTS:
             return getattr(self.world, name, NO_CONTACTS[name])
         if name == "joint_drawing":

@@ -31,6 +31,7 @@ def capture(world):
           "pos": B.pos.copy(), "rot": B.rot.copy(), "vel": B.vel.copy(),
           "omega": B.omega.copy(), "static": B.static.copy(), "inv_mass": B.inv_mass.copy(),
           "inv_inertia": B.inv_inertia.copy(), "force_prev": world.Sp.force_prev.copy()}
+    st.update(world.sleep.capture())
     st.update(_contacts(world))
     return st
 
@@ -71,6 +72,7 @@ def restore(world, st):
         if name in st:
             getattr(B, name)[:] = st[name]
     B.pred_ok[:] = False
+    world.sleep.restore(world, st)
     world.Sp.force_prev[:] = st["force_prev"]
     c = world.collision
     c.tables()
@@ -101,8 +103,13 @@ def to_document(world):
     doc = {"time": st["time"], "h_prev": st["h_prev"], "bodies": {}}
     for b, m in enumerate(world.models):
         entry = {k: st[k][b].ravel().tolist() for k in _BODY}
-        if st["static"][b] and not m.static:
+        asleep = st["asleep"].shape[0] == len(world.models) and st["asleep"][b]
+        if st["static"][b] and not m.static and not asleep:
             entry["stopped"] = True
+        if asleep:
+            entry["asleep"] = int(st["island"][b])
+        elif st["asleep"].shape[0] and st["still"][b] > 0:
+            entry["still"] = float(st["still"][b])
         doc["bodies"][m.name] = entry
     if world.joint_models:   # exact anchors and frames (the scene's local ones round)
         doc["joints"] = {j.name: {"anchors": world.J.anchor[i].ravel().tolist(),
@@ -126,8 +133,11 @@ def from_document(world, doc, where="$.state"):
     names = world.body_names
     if sorted(doc["bodies"]) != sorted(names):
         raise ValueError(f"{where}.bodies: must list exactly the scene's bodies")
+    world.sleep.wake_all(world)
+    world.sleep.fit(len(names), world.J.kind.shape[0])
     st = capture(world)
     st["time"], st["h_prev"] = float(doc["time"]), float(doc["h_prev"])
+    st["asleep"][:], st["island"][:], st["still"][:] = False, -1, 0.0
     for b, name in enumerate(names):
         entry = doc["bodies"][name]
         for k, shape in (("pos", (3,)), ("rot", (3, 3)), ("vel", (3,)), ("omega", (3,))):
@@ -135,8 +145,12 @@ def from_document(world, doc, where="$.state"):
             if v.size != int(np.prod(shape)):
                 raise ValueError(f"{where}.bodies.{name}.{k}: must have {np.prod(shape)} numbers")
             st[k][b] = v.reshape(shape)
-        if entry.get("stopped", False):
+        if entry.get("stopped", False) or "asleep" in entry:
             st["static"][b], st["inv_mass"][b], st["inv_inertia"][b] = True, 0.0, 0.0
+        if "asleep" in entry and not world.models[b].static:
+            st["asleep"][b], st["island"][b] = True, int(entry["asleep"])
+        st["still"][b] = float(entry.get("still", 0.0))
+    st["sleep_next"][0] = st["island"].max(initial=-1) + 1
     joints = doc.get("joints", {})
     for i, j in enumerate(world.joint_models):
         if j.name in joints:

@@ -204,6 +204,9 @@ SETTINGS = {
         "shock_passes": _int(-1, 100_000),
         "contact_sweeps": _int(1, 100_000),
         "contact_tolerance": _num(1e-12, 1),
+        "sleeping": {"type": "boolean"},
+        "sleep_time": _num(0, 1e6),
+        "sleep_speed": _num(0, SPEED),
     },
     "additionalProperties": False,
 }
@@ -220,7 +223,8 @@ STATE = {   # exact resume (engine/resume.py): written by saves, never needed by
             "required": ["pos", "rot", "vel", "omega"],
             "properties": {"pos": _vec3, "rot": _vec(9, _num(-2, 2)),
                            "vel": _vec(3, _num(-1e10, 1e10)),
-                           "omega": _vec(3, _num(-1e10, 1e10)), "stopped": {"type": "boolean"}},
+                           "omega": _vec(3, _num(-1e10, 1e10)), "stopped": {"type": "boolean"},
+                           "asleep": _int(0, 2**53), "still": _num(0, 1e12)},
             "additionalProperties": False}},
         "joints": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["anchors", "frames"],

@@ -28,6 +28,9 @@ class Settings:
     contact_sweeps: int = 10               # cycles in which contacts keep the loops going;
                                            # sweep cap of the collision and shock passes
     contact_tolerance: float = 1e-5        # contacts: position change [m] that needs a cycle
+    sleeping: bool = True                  # islands at rest sleep (engine/sleeping.py)
+    sleep_time: float = 0.5                # [s] still this long before an island sleeps
+    sleep_speed: float = 0.03              # [m/s] fastest point speed counted as still
 
     def to_array(self, h_prev, time=0.0):
         a = np.zeros(S.S_SIZE)

@@ -81,6 +81,10 @@ def warm_contacts():
     w.step()
     w.remove_body("cap")
     w.step()
+    w.settings.sleep_time, w.settings.sleep_speed = 0.0, 1e3   # every island sleeps at once
+    w.step()
+    w.wake()
+    w.step()
 
 
 def warm_up(features=FEATURES, on_ready=None):

@@ -15,6 +15,7 @@ from .handles import BodyId, Handles, JointId
 from .interaction import Drag, apply_drag
 from .joints import A_MOTOR
 from .settings import Settings
+from .sleeping import Sleep, waking
 from .solvers import graph, iterative
 from .world_edits import WORLD, JointModel, LiveEdits  # noqa: F401  (re-exported)
 
@@ -68,8 +69,7 @@ class World(LiveEdits):
         self.collision = ContactSystem(self)   # shape table, filters, detection
         self._body_ids = Handles(BodyId)      # stable handles (handles.py)
         self._joint_ids = Handles(JointId)
-        self._body_ids = Handles(BodyId)      # stable handles (handles.py)
-        self._joint_ids = Handles(JointId)
+        self.sleep = Sleep()                  # islands and sleeping (sleeping.py)
         # the settings array and the Contacts (new when the row count changes; always made by
         # state.empty_contacts, so one kind) may be new objects each step
         self._step_kernel = FastCall(stages.step, loose=(3, 4))
@@ -99,7 +99,23 @@ class World(LiveEdits):
     body_rot = property(lambda self: self.B.rot)
     body_vel = property(lambda self: self.B.vel)
     body_omega = property(lambda self: self.B.omega)
-    body_static = property(lambda self: self.B.static)
+    # fixed by the scene (or stopped by the guard); sleeping bodies are not fixed
+    body_static = property(lambda self: self.sleep.fixed(self.B))
+
+    @property
+    def body_asleep(self):
+        """(n,) bool: the bodies asleep (sleeping.py)."""
+        n = len(self.models)
+        a = self.sleep.asleep
+        return a if a.shape[0] == n else np.zeros(n, dtype=np.bool_)
+
+    def wake(self, body=None):
+        """Wake the island of a body (index, name or BodyId), or every island (None).
+        Returns how many bodies woke."""
+        if body is None:
+            return self.sleep.wake_all(self)
+        b = self._body_arg(body)
+        return self.sleep.wake(self, [b]) if self.sleep.asleep.shape[0] > b else 0
 
     # ---- shape table (renderer, collision) and contacts -----------------------------------
     shape_body = property(lambda self: self.collision.tables().shape_body)
@@ -137,6 +153,7 @@ class World(LiveEdits):
         cs = self.collision.last
         return np.zeros((0, 3)) if cs is None else cs.normal
 
+    @waking
     def set_pair_collision(self, a, b, enabled):
         """Switch contacts between bodies a and b (names) on or off
         (contacts.disabled_pairs)."""
@@ -207,6 +224,9 @@ class World(LiveEdits):
         cuts a step (more: T_CAP_HIT). The finite-state guard (guard.py) runs before
         detection and after each sub-step's kernel."""
         self._check_order()
+        sleep = self.sleep
+        sleep.fit(len(self.models), self.J.kind.shape[0])
+        sleep.check_settings(self)
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
         stopped = self._guard("was not finite at the step's start")
@@ -219,6 +239,9 @@ class World(LiveEdits):
             arr[S.S_H] = left
             arr[S.S_TOI] = 1.0 if cut < self.MAX_TOI_EVENTS else 0.0
             C, detect_s = self.collision.detect(left)
+            if sleep.wake_touched(self, C):   # an awake body reached a sleeping island
+                C, again = self.collision.detect(left)
+                detect_s += again
             self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
             taken = arr[S.S_H]
             if not np.isfinite(taken) or taken <= 0.0:
@@ -234,6 +257,8 @@ class World(LiveEdits):
                 break
         if cut == self.MAX_TOI_EVENTS:   # the last sub-step could not be cut any more
             total[S.T_CAP_HIT] += 1
+        if self._has_contacts():
+            sleep.after_step(self, C, h)
         self.stats[:] = total
         self.stopped_last_step = stopped
         self.time += h
@@ -329,8 +354,7 @@ class World(LiveEdits):
     def _run_stepwise(self, steps, record_every, rec, stats, energy):
         """run() with contacts: detection is Python-side, so one step() per step."""
         import time as _time
-        g = np.asarray(self.settings.gravity, np.float64)
-        energy[0] = sum(iterative.energy(self.B, self.Sp, g))
+        energy[0] = sum(self.energy())
         if rec[0].shape[0]:
             for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega),
                               strict=True):
@@ -340,7 +364,7 @@ class World(LiveEdits):
         for s in range(steps):
             self.step()
             stats[s] = self.stats
-            energy[s + 1] = sum(iterative.energy(self.B, self.Sp, g))
+            energy[s + 1] = sum(self.energy())
             if record_every > 0 and (s + 1) % record_every == 0 and r < rec[0].shape[0]:
                 for a, src in zip(rec, (self.B.pos, self.B.rot, self.B.vel, self.B.omega),
                                   strict=True):
@@ -351,7 +375,10 @@ class World(LiveEdits):
     def last_step(self):
         """The statistics of the last step by name (step_stats.py: counts, errors, depths,
         each stage's time in ms), and the bodies the guard stopped."""
-        return {**step_stats.as_dict(self.stats), "stopped_bodies": self.stopped_last_step}
+        asleep = self.sleep.count
+        return {**step_stats.as_dict(self.stats), "stopped_bodies": self.stopped_last_step,
+                "awake_bodies": int((~self.B.static).sum()), "asleep_bodies": asleep,
+                "islands": self.sleep.islands}
 
     # ---- the user's drag (mouse, VR controller) -----------------------------------------
     DRAG_FORCE_FACTOR = 5.0   # default cap: this many times the body's weight
@@ -362,6 +389,7 @@ class World(LiveEdits):
         Raises ValueError for a body that does not exist or is fixed, a non-finite point,
         max_force <= 0 or beta outside (0, 1]."""
         b = self._body_ref(body_index)
+        self.wake(b)
         if self.B.static[b]:
             raise ValueError(f"body {self.models[b].name!r} is fixed and cannot be dragged")
         point = _finite_vector(world_point, "drag point")
@@ -419,7 +447,7 @@ class World(LiveEdits):
     def energy(self):
         """(kinetic, potential) energy; potential includes gravity and springs."""
         k, p = iterative.energy(self.B, self.Sp, np.asarray(self.settings.gravity, np.float64))
-        return float(k), float(p)
+        return float(k), float(p) + self.sleep.potential(self)
 
     def momentum(self):
         """(linear, angular about the origin) momentum of the dynamic bodies."""

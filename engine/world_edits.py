@@ -34,6 +34,7 @@ from .scene_entries import (
     scene_pose,
     scene_to_principal,
 )
+from .sleeping import waking
 
 WORLD = "world"
 JOINT_GEOMETRY_KEYS = WORLD_FRAME_KEYS + ("local_anchors", "local_axes", "local_refs")
@@ -213,6 +214,7 @@ class LiveEdits:
         return scene_pose(self.models[b], self.B.pos[b], self.B.rot[b])
 
     # ---- motion -------------------------------------------------------------------------
+    @waking
     def set_body_motion(self, body, entry):
         """Put a body's pose and velocities to those of a scene entry's `position`,
         `orientation`, `velocity` and `angular_velocity` (defaults where absent)."""
@@ -224,6 +226,7 @@ class LiveEdits:
             self.B.vel[b], self.B.omega[b] = vel, omega
         self.B.pred_ok[b] = False
 
+    @waking
     def restart_at(self, time):
         """Forget the step history: the clock at `time`, no previous step, no remembered
         spring forces (a reset to the start)."""
@@ -232,6 +235,7 @@ class LiveEdits:
         self.Sp.force_prev[:] = 0.0
 
     # ---- bodies ---------------------------------------------------------------------------
+    @waking
     def add_body(self, spec):
         """Add a body from a scene-file body entry; returns its BodyId."""
         if spec["name"] == WORLD or spec["name"] in self.body_names:
@@ -267,6 +271,7 @@ class LiveEdits:
         self.models.extend(models)
         return [self._body_ids.add(m.name) for m in models]
 
+    @waking
     def remove_body(self, name):
         """Remove a body, every joint and spring attached to it and the contact filters that
         name it; returns a Removal for restore_body(). The body's handle and
@@ -302,6 +307,7 @@ class LiveEdits:
         self._body_ids.remove(name)
         return removal
 
+    @waking
     def restore_body(self, removal):
         """Put back what remove_body() took out, at the same rows. With no step and no other
         edit since, the world is then exactly as before the removal. Returns the body's new
@@ -339,6 +345,7 @@ class LiveEdits:
             restore(self, removal.state)
         return self._body_ids.add(name)
 
+    @waking
     def edit_body(self, name, changes):
         """Set keys of a body's scene entry (None removes a key). Pose and velocity keys move
         the body; other keys keep its motion. A new mass, shape, material or fixed flag
@@ -397,6 +404,7 @@ class LiveEdits:
         self._body_ids.rename(old, new)
 
     # ---- joints and springs --------------------------------------------------------------
+    @waking
     def add_joint(self, spec):
         """Add a joint or spring from a scene-file joint entry; returns its JointId."""
         if spec["name"] in self.scene_joint_names:
@@ -440,6 +448,7 @@ class LiveEdits:
         row.param[0] = param
         return model, row, seq
 
+    @waking
     def remove_joint(self, name):
         """Remove a joint or spring (a joint's target sequence rows stay unused in J.seq)."""
         jm, _, i, is_spring = self._joint_row(name)
@@ -451,6 +460,7 @@ class LiveEdits:
             self.J = S.Joints(*[np.delete(a, i, axis=0) for a in self.J[:-1]], seq=self.J.seq)
             del self.joint_models[i]
 
+    @waking
     def edit_joint(self, name, changes):
         """Set keys of a joint's or spring's scene entry (None removes a key), in place. Its
         anchors and frames stay exactly as they are unless `changes` gives new ones."""

@@ -110,8 +110,14 @@ def body_flags(n_bodies: int, selected=(), hovered: int = -1) -> np.ndarray:
     return flags
 
 
-def build_instances(scene, selected=(), hovered: int = -1, wire: bool = False) -> SceneInstances:
-    """Group the scene's shapes by mesh and pack their instance rows."""
+# sleeping bodies (engine/sleeping.py) are drawn halfway to this blue-grey
+SLEEP_TINT = np.array([0.42, 0.48, 0.80])
+
+
+def build_instances(scene, selected=(), hovered: int = -1, wire: bool = False,
+                    sleeping=None) -> SceneInstances:
+    """Group the scene's shapes by mesh and pack their instance rows; `sleeping`: a mask
+    of the bodies to tint (None: no tint)."""
     out = SceneInstances()
     kind = np.asarray(scene.shape_kind, dtype=np.int64)
     if len(kind) == 0:
@@ -121,6 +127,9 @@ def build_instances(scene, selected=(), hovered: int = -1, wire: bool = False) -
     rot, pos = shape_poses(scene)
     scale, offset = kind_scale_offset(kind, size)
     color = np.asarray(scene.body_color, dtype=np.float64)[body]
+    if sleeping is not None and len(sleeping) == len(scene.body_pos):
+        tint = np.asarray(sleeping, dtype=bool)[body]
+        color[tint] = 0.5 * color[tint] + 0.5 * SLEEP_TINT
     flags = body_flags(len(scene.body_pos), selected, hovered)[body] + (FLAG_WIRE if wire else 0)
     hull_vertex = np.asarray(getattr(scene, "hull_vertex", np.zeros((0, 3))), dtype=np.float64)
     starts = np.asarray(getattr(scene, "shape_hull_start", np.zeros(len(kind))), dtype=np.int64)

@@ -17,6 +17,7 @@ class RenderOptions:
     show_contacts: bool = False
     show_com: bool = False
     show_velocity: bool = False
+    tint_sleeping: bool = True
     gizmo_xray: bool = True
     selected: tuple[int, ...] = ()
     hovered: int = -1

@@ -88,7 +88,8 @@ class Renderer:
     def prepare(self, scene, options: RenderOptions | None = None) -> None:
         """Upload instances and gizmos, and render the shadow map (view-independent work)."""
         opts = options or RenderOptions()
-        inst = build_instances(scene, opts.selected, opts.hovered, opts.wireframe)
+        sleeping = getattr(scene, "body_asleep", None) if opts.tint_sleeping else None
+        inst = build_instances(scene, opts.selected, opts.hovered, opts.wireframe, sleeping)
         self.instances = inst
         for kind, batch in self.shapes.items():
             batch.set_instances(inst.by_kind.get(kind, np.zeros((0, 23), np.float32)))

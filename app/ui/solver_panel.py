@@ -54,6 +54,21 @@ def draw_solver_panel(app) -> None:
         commit, v = W.edit_vec3("gravity", "set.gravity", s.gravity, 0.05)
         if commit:
             changes["gravity"] = v
+        commit, v = W.checkbox("sleeping", s.sleeping)
+        W.record_rect("solver.sleeping")
+        if commit:
+            changes["sleeping"] = v
+        W.help_marker("islands of bodies at rest for the sleep time stop being solved until "
+                      "something touches, drags or edits them (tinted in the view)")
+        commit, v = W.edit_float("sleep time [s]", "set.sleep_time", s.sleep_time, 0.05, 0.0,
+                                 1e6)
+        if commit:
+            changes["sleep_time"] = max(v, 0.0)
+        world = app.session.world
+        asleep = world.sleep.count if hasattr(world, "sleep") else 0
+        if imgui.button(f"Wake all ({asleep} asleep)"):
+            app.wake_all()
+        W.record_rect("solver.wake_all")
         if changes:
             app.run(EditSettings(changes))
     if opened:

@@ -7,7 +7,7 @@ from imgui_bundle import imgui, implot
 TOGGLES = (("Shadows", "shadows"), ("Grid", "grid"), ("Wireframe", "wireframe"),
            ("Joints", "show_joints"), ("Contact points and normals", "show_contacts"),
            ("Centres of mass", "show_com"), ("Velocities", "show_velocity"),
-           ("Gizmos through bodies", "gizmo_xray"))
+           ("Gizmos through bodies", "gizmo_xray"), ("Tint sleeping bodies", "tint_sleeping"))
 
 
 def _frame_plot(frame_times) -> None:

@@ -41,24 +41,53 @@ import time
 import numpy as np
 
 from .. import state as S
-from ..scene import load_scene
+from ..scene import load_scene, scene_to_world
 from ..scenes_list import SCENES_DIR
 from ..shapes import CAPSULE, PLANE
 
 WARM_UP_STEPS = 5
 SCENES = SCENES_DIR
 
-CASES = [  # (label, scene, h, prepare seconds at 1/60, measured seconds, peers)
-    ("box_stack", "box_stack.json", 1 / 60, 0.0, 2.0, True),
-    ("pyramid", "pyramid.json", 1 / 60, 0.0, 2.0, True),
-    ("funnel_1000 h=0.001", "funnel_1000.json", 0.001, 0.9, 0.2, False),
-    ("funnel_1000 h=1/60", "funnel_1000.json", 1 / 60, 0.0, 2.5, True),
-    ("wall_car", "wall_car.json", 1 / 60, 0.0, 2.0, False),
+# (label, scene, h, prepare seconds at 1/60, measured seconds, peers, sleeping). The rows
+# without sleeping measure the solver against the peers (MuJoCo does not sleep bodies); the
+# rows with it what a user's scene costs once its bodies rest (engine/sleeping.py).
+CASES = [
+    ("box_stack", "box_stack.json", 1 / 60, 0.0, 2.0, True, False),
+    ("pyramid", "pyramid.json", 1 / 60, 0.0, 2.0, True, False),
+    ("funnel_1000 h=0.001", "funnel_1000.json", 0.001, 0.9, 0.2, False, False),
+    ("funnel_1000 h=1/60", "funnel_1000.json", 1 / 60, 0.0, 2.5, True, False),
+    ("wall_car", "wall_car.json", 1 / 60, 0.0, 2.0, False, False),
+    ("wall_car sleeping", "wall_car.json", 1 / 60, 0.0, 2.0, False, True),
+    ("box_stack sleeping, settled", "box_stack.json", 1 / 60, 2.0, 1.0, False, True),
+    ("box_grid_10000 asleep", "box_grid_10000.json", 1 / 60, 1.0, 1.0, False, True),
 ]
+GRID_SIDE = 100            # box_grid_10000: GRID_SIDE^2 cubes of 0.5 m, 1 m apart, resting
 
 
-def _measure(path, h, prepare, seconds):
-    w = load_scene(path)
+def grid_document(side=GRID_SIDE):
+    """A scene document: side x side cubes (0.5 m, 1 kg) resting on the ground."""
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}]
+    for i in range(side * side):
+        x, z = i % side - side / 2, i // side - side / 2
+        bodies.append({"name": f"box{i}", "mass": 1.0, "position": [x, 0.25, z],
+                       "shape": {"type": "box", "size": [0.5, 0.5, 0.5]}})
+    return {"format": "impulse-scene", "version": 1, "name": "Box grid",
+            "settings": {"h": 1 / 60}, "bodies": bodies}
+
+
+GENERATED = {"box_grid_10000.json": grid_document}
+
+
+def _load(path):
+    name = os.path.basename(path)
+    if name in GENERATED:
+        return scene_to_world(GENERATED[name](), name)
+    return load_scene(path)
+
+
+def _measure(path, h, prepare, seconds, sleeping=False):
+    w = _load(path)
+    w.settings.sleeping = sleeping
     if prepare > 0:
         for _ in range(int(round(prepare / w.settings.h))):
             w.step()
@@ -73,7 +102,7 @@ def _measure(path, h, prepare, seconds):
         w.step()
         wall[i] = time.perf_counter() - t0
         st[i] = w.stats
-    return _stats_row(h, st, wall)
+    return {**_stats_row(h, st, wall), **(_sleep_columns(w) if sleeping else {})}
 
 
 def _stats_row(h, st, wall):
@@ -100,6 +129,11 @@ def _stats_row(h, st, wall):
         "max_contacts": int(st[:, S.T_CONTACTS].max()),
         "realtime_x": round(h / wall.mean(), 2),
     }
+
+
+def _sleep_columns(w):
+    last = w.last_step()
+    return {"asleep_end": last["asleep_bodies"], "awake_end": last["awake_bodies"]}
 
 
 def _boxes(path):
@@ -207,11 +241,11 @@ def contacts(scenes=None):
     chosen = _selected(scenes)
     rows = []
     peers = _peers_available()
-    for label, name, h, prepare, seconds, compare in CASES:
+    for label, name, h, prepare, seconds, compare, sleeping in CASES:
         if chosen is not None and name[:-5] not in chosen:
             continue
         path = os.path.join(SCENES, name)
-        row = {"benchmark": label, **_measure(path, h, prepare, seconds)}
+        row = {"benchmark": label, **_measure(path, h, prepare, seconds, sleeping)}
         if peers and compare:
             row["x_mujoco"] = round(row["ms_step_mean"] / _mujoco_ms(path, h, seconds), 2)
             row["x_pybullet"] = round(row["ms_step_mean"] / _pybullet_ms(path, h, seconds), 2)
@@ -264,6 +298,7 @@ def run_ours(path, seconds):
     for _ in range(WARM_UP_STEPS):
         warm.step()
     w = load_scene(path)
+    w.settings.sleeping = False       # the figures measure the solver (MuJoCo does not sleep)
     h = w.settings.h
     steps = max(1, int(round(seconds / h)))
     n = len(w.models)

@@ -1,0 +1,312 @@
+"""Islands and sleeping: bodies at rest stop costing solver time.
+
+Islands. After each step the dynamic bodies are split into islands: connected components of
+the graph whose edges are the step's contact rows, the enabled joints and the springs
+(union-find; static bodies and the world join nothing, so two stacks on one floor are two
+islands).
+
+Sleeping. A body is *still* while its fastest point moves slower than `sleep_speed`:
+|v| + |w| r < sleep_speed, r = sqrt(2.5 J_max / m) (a sphere's radius from its inertia). It
+counts the time it has been still; an island whose bodies have all been still for
+`sleep_time` falls asleep together: velocities zero, and for the solver its bodies are
+static (B.static set, inverse mass and inertia zero) and the joints among them are off, so
+the loops, the look-ahead and the contact pairs among them cost nothing; detection still
+sees their shapes. Defaults as Jolt's (0.03 m/s point speed, 0.5 s; Box2D: 0.5 s).
+Never asleep: an island with a dragged body or a joint motor that moves it (a velocity
+motor with a target, a target sequence).
+
+Waking. An island wakes, whole, when an awake dynamic body comes into contact with it
+(detection at the step's start, then detection again with the woken bodies), when one of its
+bodies is dragged, and on `World.wake()`; every live edit, a change of gravity and turning
+sleeping off wake all (a state restore puts back the sleep state it captured). Waking puts
+the bodies' mass rows back from their models (bit for bit the rows they had) with zero
+velocity, as at the moment they fell asleep.
+
+Sleeping applies to worlds with contacts (World.step); a world without contacts runs in one
+kernel (World.run) and never sleeps. `settings.sleeping = false` turns it off.
+"""
+import functools
+
+import numpy as np
+from numba import njit
+
+NO_ISLAND = -1
+
+
+@njit(cache=True)
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]          # path halving
+        i = parent[i]
+    return i
+
+
+@njit(cache=True)
+def find_islands(movable, pairs, labels):
+    """Connected components of the movable bodies over `pairs` (k, 2) of body indices (-1,
+    the world, and bodies not movable join nothing). labels[b]: 0 .. count-1 numbered in the
+    order of each island's lowest body, NO_ISLAND for bodies not movable. Returns count."""
+    n = movable.shape[0]
+    parent = np.arange(n)
+    for k in range(pairs.shape[0]):
+        a, b = pairs[k, 0], pairs[k, 1]
+        if a < 0 or b < 0 or not movable[a] or not movable[b]:
+            continue
+        ra, rb = _root(parent, a), _root(parent, b)
+        if ra != rb:
+            if ra < rb:
+                parent[rb] = ra
+            else:
+                parent[ra] = rb
+    count = 0
+    for b in range(n):
+        if not movable[b]:
+            labels[b] = NO_ISLAND
+            continue
+        r = _root(parent, b)
+        if r == b:
+            labels[b] = count
+            count += 1
+        else:
+            labels[b] = labels[r]          # r < b: labelled already
+    return count
+
+
+@njit(cache=True)
+def count_still(movable, vel, omega, inv_mass, inertia, h, speed, still):
+    """still[b] += h where the body's fastest point is slower than `speed`, else 0."""
+    for b in range(movable.shape[0]):
+        if not movable[b]:
+            still[b] = 0.0
+            continue
+        jmax = max(inertia[b, 0], max(inertia[b, 1], inertia[b, 2]))
+        r = np.sqrt(2.5 * jmax * inv_mass[b])
+        v = np.sqrt(vel[b, 0] ** 2 + vel[b, 1] ** 2 + vel[b, 2] ** 2)
+        w = np.sqrt(omega[b, 0] ** 2 + omega[b, 1] ** 2 + omega[b, 2] ** 2)
+        still[b] = still[b] + h if v + w * r < speed else 0.0
+
+
+@njit(cache=True)
+def islands_to_sleep(labels, count, still, keep_awake, sleep_time, out):
+    """out[i] = True where every body of island i has been still for sleep_time and none is
+    kept awake. Returns how many islands."""
+    out[:count] = True
+    for b in range(labels.shape[0]):
+        i = labels[b]
+        if i >= 0 and (still[b] < sleep_time or keep_awake[b]):
+            out[i] = False
+    k = 0
+    for i in range(count):
+        if out[i]:
+            k += 1
+    return k
+
+
+def waking(method):
+    """A live edit: every island wakes first (the edit then sees the true mass rows)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        self.sleep.wake_all(self)
+        return method(self, *args, **kwargs)
+    return wrapper
+
+
+class Sleep:
+    """The sleep state of a World: which bodies sleep, in which island, how long each awake
+    body has been still; the last step's island count."""
+
+    def __init__(self):
+        self.asleep = np.zeros(0, dtype=np.bool_)
+        self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
+        self.still = np.zeros(0)                        # [s] still for this long
+        self.joint_off = np.zeros(0, dtype=np.bool_)    # joints switched off by sleeping
+        self.islands = 0                                # islands of the last step (awake)
+        self._labels = np.zeros(0, dtype=np.int64)
+        self._next_id = 0
+        self._gravity = None
+
+    # ---- size ------------------------------------------------------------------------------
+    def fit(self, n, m):
+        """Arrays for n bodies and m joints; a new size starts everything awake (edits wake
+        all before they change the arrays)."""
+        if self.asleep.shape[0] != n:
+            self.asleep = np.zeros(n, dtype=np.bool_)
+            self.island = np.full(n, NO_ISLAND, dtype=np.int64)
+            self.still = np.zeros(n)
+            self._labels = np.zeros(n, dtype=np.int64)
+        if self.joint_off.shape[0] != m:
+            self.joint_off = np.zeros(m, dtype=np.bool_)
+
+    @property
+    def count(self):
+        return int(self.asleep.sum())
+
+    def fixed(self, B):
+        """The bodies fixed by the scene or the guard (static, not asleep)."""
+        n = B.static.shape[0]
+        return B.static & ~self.asleep if self.asleep.shape[0] == n else B.static
+
+    # ---- waking ----------------------------------------------------------------------------
+    def wake(self, world, bodies):
+        """Wake the islands of these body indices (those awake are left alone). Returns how
+        many bodies woke."""
+        if not self.asleep.any():
+            return 0
+        ids = {int(self.island[b]) for b in bodies if self.asleep[b]}
+        if not ids:
+            return 0
+        return self._wake_mask(world, self.asleep & np.isin(self.island, list(ids)))
+
+    def wake_all(self, world):
+        if self.asleep.shape[0] != world.B.static.shape[0] or not self.asleep.any():
+            return 0
+        return self._wake_mask(world, self.asleep.copy())
+
+    def _wake_mask(self, world, mask):
+        B, J = world.B, world.J
+        for b in np.flatnonzero(mask):
+            world._set_mass_rows(B, b, world.models[b])     # the body's own rows, bit for bit
+            B.pred_ok[b] = False
+        self.asleep[mask] = False
+        self.island[mask] = NO_ISLAND
+        self.still[mask] = 0.0
+        on = self.joint_off & self._touches(J, mask)
+        J.enabled[on] = True
+        self.joint_off[on] = False
+        return int(mask.sum())
+
+    @staticmethod
+    def _touches(J, mask):
+        """Joints with a body in mask."""
+        ends = J.body
+        hit = np.zeros(ends.shape[0], dtype=np.bool_)
+        for side in range(2):
+            b = ends[:, side]
+            hit |= (b >= 0) & mask[np.maximum(b, 0)]
+        return hit
+
+    def wake_touched(self, world, C):
+        """Wake the sleeping islands that a contact row of this detection joins to an awake
+        dynamic body. Returns how many bodies woke."""
+        if not self.asleep.any() or C.body.shape[0] == 0:
+            return 0
+        a, b = C.body[:, 0], C.body[:, 1]
+        sa = (a >= 0) & self.asleep[np.maximum(a, 0)]
+        sb = (b >= 0) & self.asleep[np.maximum(b, 0)]
+        awake = ~world.B.static
+        da = (a >= 0) & awake[np.maximum(a, 0)]
+        db = (b >= 0) & awake[np.maximum(b, 0)]
+        hit = np.concatenate([a[sa & db], b[sb & da]])
+        return self.wake(world, hit) if hit.size else 0
+
+    def check_settings(self, world):
+        """Wake all when sleeping was turned off or the gravity is not the last step's."""
+        g = tuple(float(x) for x in world.settings.gravity)
+        changed = self._gravity is not None and g != self._gravity
+        self._gravity = g
+        if changed or not world.settings.sleeping:
+            self.wake_all(world)
+
+    # ---- falling asleep --------------------------------------------------------------------
+    def after_step(self, world, C, h):
+        """Count the still time, find the islands, put to sleep those still long enough."""
+        B, J, Sp, s = world.B, world.J, world.Sp, world.settings
+        movable = ~B.static
+        count_still(movable, B.vel, B.omega, B.inv_mass, B.inertia, h, s.sleep_speed,
+                    self.still)
+        pairs = self._pairs(J, Sp, C)
+        self.islands = find_islands(movable, pairs, self._labels)
+        if not s.sleeping or self.islands == 0 or \
+                self.still[movable].max(initial=0.0) < s.sleep_time:
+            return 0                     # no body has been still long enough
+        keep = self._kept_awake(world, movable)
+        sleepy = np.zeros(self.islands, dtype=np.bool_)
+        if islands_to_sleep(self._labels, self.islands, self.still, keep, s.sleep_time,
+                            sleepy) == 0:
+            return 0
+        mask = movable & sleepy[np.maximum(self._labels, 0)]
+        for label in np.flatnonzero(sleepy):
+            self.island[movable & (self._labels == label)] = self._next_id
+            self._next_id += 1
+        self.asleep |= mask
+        B.static[mask] = True
+        B.inv_mass[mask] = 0.0
+        B.inv_inertia[mask] = 0.0
+        B.vel[mask] = 0.0
+        B.omega[mask] = 0.0
+        B.pred_ok[mask] = False
+        # joints with no awake dynamic body left: off while they sleep
+        fixed_or_asleep = B.static
+        ends_still = np.ones(J.body.shape[0], dtype=np.bool_)
+        for side in range(2):
+            b = J.body[:, side]
+            ends_still &= (b < 0) | fixed_or_asleep[np.maximum(b, 0)]
+        off = J.enabled & ends_still & self._touches(J, mask)
+        J.enabled[off] = False
+        self.joint_off |= off
+        self.islands -= int(sleepy.sum())
+        return int(mask.sum())
+
+    @staticmethod
+    def _pairs(J, Sp, C):
+        parts = [J.body[J.enabled], Sp.body]
+        if C is not None and C.body.shape[0]:
+            parts.append(C.body)
+        return np.ascontiguousarray(np.concatenate(parts).astype(np.int64, copy=False))
+
+    @staticmethod
+    def _kept_awake(world, movable):
+        """Bodies whose island must not sleep: the dragged one, those on a moving motor."""
+        from .joints import MOTOR_NONE, MOTOR_VELOCITY, P_MOTOR, P_SEQ_LEN, P_TARGET
+        keep = np.zeros(movable.shape[0], dtype=np.bool_)
+        if world.drag is not None:
+            keep[world.drag.body] = True
+        J = world.J
+        p = J.param
+        moving = J.enabled & (p[:, P_MOTOR] != MOTOR_NONE) & (
+            (p[:, P_SEQ_LEN] > 0) | ((p[:, P_MOTOR] == MOTOR_VELOCITY) & (p[:, P_TARGET] != 0)))
+        for j in np.flatnonzero(moving):
+            for b in J.body[j]:
+                if b >= 0:
+                    keep[b] = True
+        return keep
+
+    # ---- measures and snapshots ------------------------------------------------------------
+    def potential(self, world):
+        """Gravity's potential energy of the sleeping bodies (their rows say static)."""
+        if not self.asleep.any():
+            return 0.0
+        g = np.asarray(world.settings.gravity, np.float64)
+        idx = np.flatnonzero(self.asleep)
+        mass = np.array([world.models[b].mass for b in idx])
+        return float(-(mass * (world.B.pos[idx] @ g)).sum())
+
+    def capture(self):
+        return {"asleep": self.asleep.copy(), "island": self.island.copy(),
+                "still": self.still.copy(), "sleep_next": np.array([self._next_id])}
+
+    def restore(self, world, st):
+        """Back to a captured sleep state (the body rows were restored as captured: sleeping
+        ones static); joints off where every end sleeps or is fixed."""
+        B, J = world.B, world.J
+        n = B.static.shape[0]
+        if self.joint_off.shape[0] == J.kind.shape[0]:
+            J.enabled[self.joint_off] = True
+        self.fit(n, J.kind.shape[0])
+        self.joint_off[:] = False
+        if "asleep" not in st or st["asleep"].shape[0] != n:
+            self.asleep[:] = False
+            self.island[:] = NO_ISLAND
+            self.still[:] = 0.0
+            return
+        self.asleep[:] = st["asleep"]
+        self.island[:] = st["island"]
+        self.still[:] = st["still"]
+        self._next_id = int(st["sleep_next"][0])
+        ends_still = np.ones(J.body.shape[0], dtype=np.bool_)
+        for side in range(2):
+            b = J.body[:, side]
+            ends_still &= (b < 0) | B.static[np.maximum(b, 0)]
+        off = J.enabled & ends_still & self._touches(J, self.asleep)
+        J.enabled[off] = False
+        self.joint_off[:] = off

@@ -1,0 +1,269 @@
+"""Islands and sleeping (engine/sleeping.py): islands against a reference union-find, rest ->
+sleep within the set time, waking by contact, drag, edit, the user and the settings, a slept
+stack continuing where it rested, and snapshots and saved files keeping the sleep state."""
+import numpy as np
+import pytest
+from scene_docs import scene_doc
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from impulse.engine.resume import from_document, to_document
+from impulse.engine.scene import scene_to_world
+from impulse.engine.sleeping import NO_ISLAND, find_islands
+
+GROUND = {"name": "ground", "fixed": True, "shape": {"type": "plane"}}
+
+
+def cube(name, x, y, z=0.0, size=0.2, mass=1.0):
+    return {"name": name, "mass": mass, "position": [x, y, z],
+            "shape": {"type": "box", "size": [size] * 3}}
+
+
+def stack(n, size=0.2, x=0.0, prefix="b", mass=1.0):
+    return [cube(f"{prefix}{i}", x, size / 2 + i * size, size=size, mass=mass)
+            for i in range(n)]
+
+
+def world_of(bodies, h=1 / 60, **settings):
+    return scene_to_world(scene_doc([GROUND, *bodies], settings={"h": h, **settings}))
+
+
+def run_until(w, seconds):
+    for _ in range(int(round(seconds / w.settings.h))):
+        w.step()
+
+
+def first_sleep_time(w, seconds):
+    for _ in range(int(round(seconds / w.settings.h))):
+        w.step()
+        if w.sleep.count:
+            return w.time
+    return None
+
+
+# ---- islands ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(6))
+def test_islands_match_a_reference_union_find(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    k = int(rng.integers(0, 2 * n))
+    pairs = rng.integers(-1, n, size=(k, 2)).astype(np.int64)     # -1: the world
+    movable = rng.random(n) > 0.2                                  # the rest: static
+    labels = np.zeros(n, dtype=np.int64)
+    count = find_islands(movable, pairs, labels)
+    # reference: components of the graph of movable-movable edges, over movable bodies only
+    keep = (pairs >= 0).all(axis=1)
+    keep[keep] = movable[pairs[keep, 0]] & movable[pairs[keep, 1]]
+    e = pairs[keep]
+    graph = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    _, ref = connected_components(graph, directed=False)
+    assert (labels[~movable] == NO_ISLAND).all()
+    mov = np.flatnonzero(movable)
+    assert count == len(np.unique(ref[mov]))
+    # the same partition: two movable bodies share a label exactly when they share one in ref
+    same = labels[mov][:, None] == labels[mov][None, :]
+    same_ref = ref[mov][:, None] == ref[mov][None, :]
+    assert (same == same_ref).all()
+    assert sorted(set(labels[mov].tolist())) == list(range(count))
+
+
+def test_two_stacks_on_one_floor_are_two_islands_and_a_joint_joins_them():
+    w = world_of(stack(3, x=0.0, prefix="a") + stack(3, x=1.0, prefix="b"), sleeping=False)
+    w.step()
+    assert w.last_step()["islands"] == 2
+    w.add_joint({"name": "j", "type": "ball", "bodies": ["a2", "b2"], "anchor": [0.5, 0.5, 0]})
+    w.step()
+    assert w.last_step()["islands"] == 1
+
+
+# ---- falling asleep --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("h", [1 / 30, 1 / 60, 1 / 90, 0.005])
+@pytest.mark.parametrize("sleep_time", [0.25, 0.5, 1.0])
+def test_a_resting_stack_sleeps_after_the_sleep_time_whole(h, sleep_time):
+    w = world_of(stack(5), h=h, sleep_time=sleep_time)
+    t = first_sleep_time(w, sleep_time + 1.5)
+    assert t is not None, "the stack never fell asleep"
+    assert t >= sleep_time - 1e-9                 # not before it has been still that long
+    assert w.sleep.count == 5                     # the island sleeps whole
+    assert w.last_step()["islands"] == 0
+    assert not w.B.vel.any() and not w.B.omega.any()
+    assert not w.body_static[1:].any()            # asleep is not fixed
+    assert w.body_asleep[1:].all() and not w.body_asleep[0]
+
+
+@pytest.mark.parametrize("mass", [0.1, 10.0])
+def test_asleep_the_step_costs_no_solver_work_and_nothing_moves(mass):
+    w = world_of(stack(4, mass=mass))
+    run_until(w, 1.5)
+    assert w.sleep.count == 4
+    pos = w.B.pos.copy()
+    run_until(w, 1.0)
+    assert np.array_equal(w.B.pos, pos)
+    last = w.last_step()
+    assert last["checks"] == 0 and last["contact_rows"] == 0     # no pair among sleepers
+
+
+def test_a_moving_body_does_not_sleep_and_sleeping_off_never_sleeps():
+    slide = {**cube("slider", 0.0, 0.1), "velocity": [0.0, 0.0, 0.0]}
+    w = world_of([slide, {**cube("flyer", 3.0, 5.0), "velocity": [1.0, 0.0, 0.0]}],
+                 gravity=[0.0, 0.0, 0.0])
+    run_until(w, 1.0)
+    assert w.body_asleep.tolist() == [False, True, False]   # the flyer keeps its 1 m/s
+    assert w.B.vel[2, 0] == pytest.approx(1.0)
+    w = world_of(stack(3), sleeping=False)
+    run_until(w, 2.0)
+    assert w.sleep.count == 0
+
+
+def test_a_velocity_motor_keeps_its_island_awake():
+    wheel = {"name": "wheel", "mass": 1.0, "position": [0.0, 0.3, 0.0],
+             "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}}
+    joint = {"name": "m", "type": "hinge", "bodies": ["world", "wheel"],
+             "anchor": [0.0, 0.3, 0.0], "axis": [0.0, 0.0, 1.0],
+             "motor": {"mode": "velocity", "target": 0.0, "max_force": 5.0}}
+    base = scene_doc([GROUND, wheel, cube("rest", 1.0, 0.1)], joints=[joint],
+                     settings={"h": 1 / 60})
+    w = scene_to_world(base)
+    run_until(w, 1.5)
+    assert w.body_asleep.tolist() == [False, True, True]     # target 0: it may rest
+    joint["motor"]["target"] = 0.001
+    w = scene_to_world(base)
+    run_until(w, 1.5)
+    assert w.body_asleep.tolist() == [False, False, True]
+
+
+# ---- waking ----------------------------------------------------------------------------------
+
+def sleeping_stack_and_a_falling_box(h):
+    """A 3-cube stack at rest and a cube 5 m above it: the stack sleeps after 0.5 s, the cube
+    lands at about 1 s."""
+    return world_of(stack(3) + [cube("drop", 0.0, 5.0)], h=h)
+
+
+@pytest.mark.parametrize("h", [1 / 30, 1 / 60, 0.005])
+def test_a_dropped_box_wakes_a_sleeping_stack(h):
+    w = sleeping_stack_and_a_falling_box(h)
+    run_until(w, 0.8)
+    assert w.body_asleep[1:4].all() and not w.body_asleep[4]
+    top = w.body_index("b2")
+    woke_at = None
+    for _ in range(int(0.6 / h)):
+        w.step()
+        if woke_at is None and not w.body_asleep[top]:
+            woke_at = w.time
+            # the step it woke in: the stack took the load (the cube did not sink into it)
+            assert w.B.pos[w.body_index("drop"), 1] > w.B.pos[top, 1] + 0.19
+    assert woke_at is not None and 0.9 < woke_at < 1.2
+    assert w.B.pos[w.body_index("drop"), 1] == pytest.approx(0.7, abs=0.01)  # on the stack
+
+
+def test_a_drag_wakes_the_island_in_the_same_step_and_only_that_island():
+    w = world_of(stack(3, prefix="a") + stack(2, x=1.0, prefix="b"))
+    run_until(w, 1.5)
+    assert w.sleep.count == 5
+    a0 = w.body_index("a0")
+    w.drag_start(a0, w.B.pos[a0] + [0.1, 0.0, 0.0])     # a point on its +x face
+    assert not w.body_asleep[1:4].any() and w.body_asleep[4:].all()
+    w.drag_to(w.B.pos[a0] + [0.6, 0.0, 0.0])
+    x0 = w.B.pos[a0, 0]
+    w.step()
+    assert w.B.pos[a0, 0] > x0                           # pulled in that very step
+    for _ in range(120):
+        w.step()
+    assert not w.body_asleep[a0]                         # the dragged body stays awake
+    assert w.body_asleep[4:].all()
+
+
+@pytest.mark.parametrize("edit", ["color", "mass", "gravity", "sleeping_off", "wake_call",
+                                  "wake_body"])
+def test_edits_settings_and_the_user_wake_the_bodies(edit):
+    w = world_of(stack(3))
+    run_until(w, 1.5)
+    assert w.sleep.count == 3
+    if edit == "color":
+        w.edit_body("b1", {"color": [1.0, 0.0, 0.0]})
+    elif edit == "mass":
+        w.edit_body("b1", {"mass": 2.0})
+    elif edit == "gravity":
+        w.settings.gravity = [6.0, -9.81, 0.0]        # tan 0.61 > mu 0.5: it slides
+        w.step()
+    elif edit == "sleeping_off":
+        w.settings.sleeping = False
+        w.step()
+    elif edit == "wake_call":
+        assert w.wake() == 3
+    else:
+        assert w.wake("b0") == 3
+    assert w.sleep.count == 0
+    assert w.body_mass("b1") == pytest.approx(2.0 if edit == "mass" else 1.0)
+    if edit == "gravity":      # sideways gravity: the stack slides on
+        run_until(w, 0.5)
+        assert w.B.vel[1:, 0].min() > 0.0
+
+
+def test_waking_restores_the_mass_rows_bit_for_bit_and_energy_is_continuous():
+    w = world_of(stack(3))
+    w.step()
+    rows = [a.copy() for a in (w.B.inv_mass, w.B.inv_inertia, w.B.inertia, w.B.static)]
+    e_awake = sum(w.energy())
+    run_until(w, 1.5)
+    assert w.sleep.count == 3
+    assert sum(w.energy()) == pytest.approx(e_awake, abs=1e-3)   # potential kept asleep
+    w.wake()
+    for a, b in zip(rows, (w.B.inv_mass, w.B.inv_inertia, w.B.inertia, w.B.static),
+                    strict=True):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("h", [1 / 60, 0.005])
+def test_a_stack_that_slept_and_woke_continues_as_if_it_had_not_slept(h):
+    tall = stack(8)
+    slept, awake = world_of(tall, h=h), world_of(tall, h=h, sleeping=False)
+    run_until(slept, 1.5)
+    run_until(awake, 1.5)
+    assert slept.sleep.count == 8
+    eps = slept.settings.eps_pos
+    assert np.abs(slept.B.pos - awake.B.pos).max() < 10 * eps
+    slept.wake()
+    rest, awake_rest = slept.B.pos.copy(), awake.B.pos.copy()
+    woken = never = 0.0
+    for _ in range(int(round(1.0 / h))):
+        slept.step()
+        awake.step()
+        woken = max(woken, np.abs(slept.B.pos - rest).max())
+        never = max(never, np.abs(awake.B.pos - awake_rest).max())
+    # woken, it moves no more than the stack that never slept keeps jittering (a few
+    # eps_pos: the loops stop at their tolerance), plus eps_pos
+    assert woken < never + eps
+
+
+# ---- snapshots and files ---------------------------------------------------------------------
+
+def test_a_snapshot_keeps_the_sleep_state_and_continues_bit_identically():
+    w = sleeping_stack_and_a_falling_box(1 / 60)
+    run_until(w, 0.8)
+    snap = w.get_state()
+    asleep = w.body_asleep.copy()
+    run_until(w, 0.5)                              # the cube lands, the stack wakes
+    after = w.B.pos.copy(), w.body_asleep.copy()
+    w.set_state(snap)
+    assert np.array_equal(w.body_asleep, asleep) and w.sleep.count == 3
+    run_until(w, 0.5)
+    assert np.array_equal(w.B.pos, after[0]) and np.array_equal(w.body_asleep, after[1])
+
+
+def test_a_saved_state_keeps_who_sleeps():
+    w = sleeping_stack_and_a_falling_box(1 / 60)
+    run_until(w, 0.8)
+    doc = to_document(w)
+    assert "asleep" in doc["bodies"]["b0"] and "stopped" not in doc["bodies"]["b0"]
+    assert "asleep" not in doc["bodies"]["drop"]
+    w2 = sleeping_stack_and_a_falling_box(1 / 60)
+    from_document(w2, doc)
+    assert np.array_equal(w2.body_asleep, w.body_asleep)
+    assert not w2.body_static[1:].any()
+    run_until(w, 0.5)
+    run_until(w2, 0.5)
+    assert np.array_equal(w.B.pos, w2.B.pos)
