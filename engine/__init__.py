@@ -7,6 +7,7 @@ from . import jitopts, kernel_cache
 
 kernel_cache.use()      # before any kernel module: numba's cache keyed by all engine sources
 jitopts.one_compile_per_type()
+jitopts.numpy_division()
 
 from .handles import BodyId, JointId, StaleHandle  # noqa: E402
 from .motion import look_ahead  # noqa: E402

@@ -56,3 +56,29 @@ def one_compile_per_type():
                         {k: types.unliteral(v) for k, v in kws.items()})
     get_call_template.drops_literals = True
     dispatcher.Dispatcher.get_call_template = get_call_template
+
+
+def numpy_division():
+    """Compile the engine's kernels with numba's `error_model="numpy"`: a float division by
+    zero gives inf or NaN, as numpy does, instead of raising ZeroDivisionError out of the
+    step. A step that divides by zero (a scene far beyond its bounds: a joint anchor 300 km
+    away) then leaves a non-finite body, and the finite-state guard stops that body and
+    reports it; a ZeroDivisionError would have ended the step half done (found by
+    tests/test_engine_fuzz.py). Results of every other division are the same; numba also
+    drops its zero checks. Set per kernel on its first compile (Dispatcher.compile, an
+    internal like get_call_template above), leaving a kernel's own error_model alone.
+    """
+    from numba.core import dispatcher
+
+    original = dispatcher.Dispatcher.compile
+    if getattr(original, "numpy_division", False):
+        return
+    package = __name__.rsplit(".", 1)[0]
+
+    def compile(self, sig):
+        module = getattr(self.py_func, "__module__", "") or ""
+        if module == package or module.startswith(package + "."):
+            self.targetoptions.setdefault("error_model", "numpy")
+        return original(self, sig)
+    compile.numpy_division = True
+    dispatcher.Dispatcher.compile = compile

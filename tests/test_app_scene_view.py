@@ -23,3 +23,30 @@ def test_shape_table_follows_edits(scene_path):
     ed.run(RemoveBody("upper"))
     assert list(view.shape_body) == [0, 1]
     assert view.body_pos is w.body_pos                        # state arrays pass through
+
+
+def test_sleeping_bodies_are_tinted_and_the_view_hands_their_mask_over():
+    """The renderer reads body_asleep through the scene view and draws those bodies halfway
+    to SLEEP_TINT (View panel: "Tint sleeping bodies"); awake ones keep their colour."""
+    from impulse.app.render.instances import SLEEP_TINT, build_instances
+    from impulse.engine import scene_to_world
+
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}] + [
+        {"name": f"b{i}", "mass": 1.0, "position": [2.0 * i, 0.1, 0.0], "color": [0.9, 0.2, 0.1],
+         "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}} for i in range(2)]
+    world = scene_to_world({"format": "impulse-scene", "version": 1,
+                            "settings": {"h": 1 / 60}, "bodies": bodies})
+    view = SceneView(world)
+    for _ in range(60):
+        world.step()
+    assert view.body_asleep.tolist() == [False, True, True]
+    world.wake("b1")
+    assert view.body_asleep.tolist() == [False, True, False]     # b1 is body 2
+    rows = build_instances(view, sleeping=view.body_asleep).by_kind
+    colors = np.concatenate([r[:, 18:21] for r in rows.values() if len(r)])  # in_color
+    own = np.array([0.9, 0.2, 0.1])
+    assert any(np.allclose(c, own, atol=1e-6) for c in colors)
+    assert any(np.allclose(c, 0.5 * own + 0.5 * SLEEP_TINT, atol=1e-6) for c in colors)
+    plain = build_instances(view).by_kind                # the toggle off: no tint
+    assert all(np.allclose(c, own, atol=1e-6)
+               for r in plain.values() if len(r) for c in r[:, 18:21])

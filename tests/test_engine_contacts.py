@@ -224,7 +224,9 @@ def test_live_edit_rebuilds_the_shape_rows():
 
 
 def _settle_draped_chain(w):
-    """5 s, then the top speed and the largest joint error over 0.5 s."""
+    """5 s, then the top speed and the largest joint error over 0.5 s (the solver's own
+    rest: sleeping off)."""
+    w.settings.sleeping = False
     w.run(300)
     top_speed, joint_err = 0.0, 0.0
     for _ in range(30):
@@ -248,6 +250,9 @@ def test_hinge_chain_draped_over_a_box_comes_to_rest():
     links = [w.body_names.index(f"link{i}") for i in range(12)]
     assert w.B.pos[links, 1].min() > 0.0                # draped, not sunk
     assert w.B.pos[links, 1].max() > 0.3                # the middle lies on the box
+    w.settings.sleeping = True                          # at rest, the whole chain sleeps
+    w.run(40)
+    assert w.body_asleep[links].all()
     assert (w.B.pos[links, 1] < 0.03).sum() >= 4        # both ends on the ground
 
 

@@ -133,3 +133,20 @@ def test_mutated_scenes_never_kill_the_process(case):
     sig, code, text = in_fork(load_and_step, doc)
     assert sig == 0, f"{name}: killed by {signal.Signals(sig).name}"
     assert code == 0, f"{name}: child exit {code} (3: an exception, 1: a non-finite body) {text}"
+
+
+def test_a_division_by_zero_in_the_step_stops_the_body_instead_of_raising():
+    """Found by the test above: the Cardan shaft with its input bearing 300 km away flings the
+    input shaft; a kernel divided by zero and ZeroDivisionError left the step half done.
+    Kernels divide as numpy does (engine/jitopts.numpy_division): the guard stops the body
+    and says so."""
+    doc = copy.deepcopy(DOCS["universal_shaft"])
+    doc["bodies"][0]["shape"]["orientation"] = [0, -0.0, -0.0, -0.7071067811865475]
+    doc["bodies"][1]["shape"]["orientation"] = [0.8660254037844386, -0.0, -0.0, -0.5]
+    doc["joints"][0]["anchor"] = [-300000.0, 1, 0]
+    w = scene_to_world(doc)
+    for _ in range(4):
+        w.step()
+    B = w.B
+    assert all(np.isfinite(a).all() for a in (B.pos, B.rot, B.vel, B.omega))
+    assert [p.body for p in w.problems] and w.body_static[0]   # stopped, and said so

@@ -58,19 +58,22 @@ def draw_stats_panel(app) -> None:
                        f"{' (thread)' if loop.threaded else ''}")
         imgui.text(f"step {app.session.step_ms:.3f} ms  cycles {last.get('cycles', 0)}")
         imgui.text(f"halvings {last.get('halvings', 0)}  contacts {last.get('contacts', 0)}")
-        imgui.text(f"bodies awake {last.get('awake_bodies', 0)}  asleep "
+        imgui.text(f"awake {last.get('awake_bodies', 0)}  asleep "
                    f"{last.get('asleep_bodies', 0)}  islands {last.get('islands', 0)}")
         if imgui.is_item_hovered():
-            imgui.set_tooltip("islands: groups of awake bodies joined by contacts, joints or "
-                              "springs; an island at rest for the sleep time sleeps")
-        imgui.text(f"residual {last.get('pos_err', 0):.1e} m, {last.get('vel_err', 0):.1e} m/s")
-        if imgui.is_item_hovered():
-            imgui.set_tooltip("largest joint gap and joint velocity error after the last step")
+            imgui.set_tooltip("bodies awake and asleep; islands: groups of awake bodies joined "
+                              "by contacts, joints or springs (an island at rest for the sleep "
+                              "time sleeps)")
         t = s.array("t")
         _plot("energy [J]", [("kinetic", s.array("kinetic")), ("potential", s.array("potential")),
                              ("total", s.array("total"))], t,
               imgui.get_content_region_avail().y - 30)
         if imgui.collapsing_header("Iterations and errors"):
+            imgui.text(f"residual {last.get('pos_err', 0):.1e} m, "
+                       f"{last.get('vel_err', 0):.1e} m/s")
+            if imgui.is_item_hovered():
+                imgui.set_tooltip("largest joint gap and joint velocity error after the last "
+                                  "step")
             _plot("cycles per step", [("cycles", s.array("cycles"))], t)
             eps = 1e-16
             _plot("residuals", [("position", np.maximum(s.array("pos_err"), eps)),
