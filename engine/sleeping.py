@@ -185,6 +185,16 @@ class Sleep:
             hit |= (b >= 0) & mask[np.maximum(b, 0)]
         return hit
 
+    @classmethod
+    def _joints_at_rest(cls, J, static, asleep):
+        """Enabled joints on a sleeping body with no awake dynamic body (every end fixed,
+        asleep or the world): off while they sleep."""
+        ends_rest = np.ones(J.body.shape[0], dtype=np.bool_)
+        for side in range(2):
+            b = J.body[:, side]
+            ends_rest &= (b < 0) | static[np.maximum(b, 0)]
+        return J.enabled & ends_rest & cls._touches(J, asleep)
+
     def wake_touched(self, world, C):
         """Wake the sleeping islands that a contact row of this detection joins to an awake
         dynamic body. Returns how many bodies woke."""
@@ -235,13 +245,7 @@ class Sleep:
         B.vel[mask] = 0.0
         B.omega[mask] = 0.0
         B.pred_ok[mask] = False
-        # joints with no awake dynamic body left: off while they sleep
-        fixed_or_asleep = B.static
-        ends_still = np.ones(J.body.shape[0], dtype=np.bool_)
-        for side in range(2):
-            b = J.body[:, side]
-            ends_still &= (b < 0) | fixed_or_asleep[np.maximum(b, 0)]
-        off = J.enabled & ends_still & self._touches(J, mask)
+        off = self._joints_at_rest(J, B.static, mask)
         J.enabled[off] = False
         self.joint_off |= off
         self.islands -= int(sleepy.sum())
@@ -303,10 +307,6 @@ class Sleep:
         self.island[:] = st["island"]
         self.still[:] = st["still"]
         self._next_id = int(st["sleep_next"][0])
-        ends_still = np.ones(J.body.shape[0], dtype=np.bool_)
-        for side in range(2):
-            b = J.body[:, side]
-            ends_still &= (b < 0) | B.static[np.maximum(b, 0)]
-        off = J.enabled & ends_still & self._touches(J, self.asleep)
+        off = self._joints_at_rest(J, B.static, self.asleep)
         J.enabled[off] = False
         self.joint_off[:] = off
