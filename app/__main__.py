@@ -5,6 +5,8 @@
     impulse SCENE.json                       the same (file managers, drops)
     impulse sim SCENE ...                    headless run (engine/cli.py)
     impulse bench [NAME ...]                 engine benchmarks (engine/cli.py)
+    impulse sweep SCENE --vary KEY=V1,V2 ... parameter sweeps: many runs into one table, on
+                                             local processes or Ray (app/sweep.py)
     impulse bench viewer / bench vr          viewer and VR frame rates (app/bench_viewer.py,
                                              app/bench_vr.py)
     impulse compile                          compile the physics kernels (engine/warmup.py)
@@ -28,7 +30,7 @@ log = logging.getLogger("impulse")
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 # command: (its line in `impulse --help`, its examples); sim's and bench's examples are
-# engine/cli.py's
+# engine/cli.py's, sweep's app/sweep.py's
 COMMANDS = {
     "view": ("open a scene in the viewer (none: the launcher)", """\
 examples:
@@ -38,6 +40,7 @@ examples:
   impulse view hinge_chain --vr      in an OpenXR headset; the window mirrors"""),
     "sim": ("run a scene headless, print its metrics", None),
     "bench": ("the engine's benchmarks: a table, --json for the rows", None),
+    "sweep": ("run a scene over a grid of settings into a table", None),
     "bench viewer": ("the viewer's frames/s and what rendering costs", """\
 example:
   impulse bench viewer --seconds 5 --json out.json"""),
@@ -67,6 +70,7 @@ examples:
   impulse                            the launcher: bundled scenes, recent files
   impulse view pendulum              open a bundled scene
   impulse sim chain8 --json          headless run, one JSON object of metrics
+  impulse sweep chain8 --vary h=0.01,0.005 --out runs.csv   many runs, one table
   impulse -q compile                 compile the physics kernels ahead of time
 
 exit status:
@@ -189,6 +193,11 @@ def _bench_arguments(p):
     bench_parser(p)
 
 
+def _sweep_arguments(p):
+    from impulse.app.sweep import sweep_parser
+    sweep_parser(p)
+
+
 def _scenes_arguments(p):
     p.add_argument("--json", action="store_true",
                    help="print one JSON list of {name, title, description, path}")
@@ -199,6 +208,7 @@ def _no_arguments(p):
 
 
 _ARGUMENTS = {"view": _view_arguments, "sim": _sim_arguments, "bench": _bench_arguments,
+              "sweep": _sweep_arguments,
               "scenes": _scenes_arguments, "compile": _no_arguments,
               "install-launcher": _no_arguments, "bench viewer": _no_arguments,
               "bench vr": _no_arguments}
@@ -426,6 +436,9 @@ def _dispatch(args, parsers, argv_rest) -> int:
     if command in ("sim", "bench"):
         from impulse.engine import cli
         return cli.run_command(command, args)
+    if command == "sweep":                       # compiles (if need be) once its input is checked
+        from impulse.app import sweep
+        return sweep.run_command(args, before_runs=compile_in_terminal)
     return {"scenes": scenes, "compile": compile_kernels,
             "install-launcher": install_launcher}[command](args)
 

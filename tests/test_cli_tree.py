@@ -13,7 +13,7 @@ from conftest import slow_only
 
 REPO = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((REPO / "scenes").glob("*.json"))
-COMMANDS = ["view", "sim", "bench", "bench viewer", "bench vr", "compile", "scenes",
+COMMANDS = ["view", "sim", "bench", "sweep", "bench viewer", "bench vr", "compile", "scenes",
             "install-launcher"]
 
 
