@@ -93,6 +93,11 @@ def body_model(spec, where="body"):
             raise ValueError(f"{where}: without shapes with volume, give 'inertia'")
         i_com = density * (second - vol_total * (np.dot(com, com) * np.eye(3) - np.outer(com, com)))
         moments, frame = principal_axes(i_com)
+    if not static and not np.max(moments) > 0.0:
+        # one zero moment is a thin rod (its spin about the rod is neither driven nor
+        # changed: the report's 8-chain); all three, a point mass, cannot turn at all
+        raise ValueError(f"{where}.inertia: a moving body needs a positive principal moment "
+                         "(a point mass cannot rotate; give e.g. a small sphere's 2/5 m r^2)")
     for s in shapes:  # shape poses relative to the principal frame
         s["pos"] = frame.T @ (s["pos"] - com)
         s["rot"] = frame.T @ s["rot"]

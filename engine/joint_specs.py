@@ -8,6 +8,7 @@ frame, so the frames coincide in the world as long as the joint holds.
 import numpy as np
 
 from .joints import (
+    COORD_NONE,
     COORDS,
     GENERIC,
     KIND_NAMES,
@@ -107,6 +108,14 @@ def parameters(spec):
     else:
         param[P_TLOCK], param[P_RLOCK] = LOCKS[kind]
     param[P_COORD1], param[P_COORD2] = COORDS[kind]
+    # motors, limits and springs act on a joint coordinate: a joint without one would
+    # silently ignore them (a ball joint has three free rotations and no angle to drive)
+    for key, coord in (("motor", 0), ("limits", 0), ("spring", 0), ("limits2", 1)):
+        if key in spec and COORDS[kind][coord] == COORD_NONE:
+            raise ValueError(
+                f"{key} needs a second joint coordinate, and a {spec['type']} joint has one"
+                if coord else f"{key} needs a joint coordinate, and a {spec['type']} joint "
+                f"has none (hinge, slider, universal, cylindrical, rail and planar have)")
     for key, lo, hi, on in (("limits", P_LO1, P_HI1, P_LIM1), ("limits2", P_LO2, P_HI2, P_LIM2)):
         if key in spec:
             lim = spec[key]

@@ -16,6 +16,7 @@ INERTIA = 1e15       # principal moments [kg m^2]
 STIFFNESS = 1e9      # spring stiffness [N/m] (and torsion [N m/rad])
 DAMPING = 1e7        # [N s/m]
 FRICTION = 10.0      # coefficient of friction
+ROLLING = 1.0        # torsional / rolling friction coefficient [m]
 FORCE = 1e9          # motor force [N] or torque [N m], brake
 GRAVITY = 1e4        # |g| component [m/s^2]
 INT64 = 2 ** 63 - 1  # collision group / mask bits
@@ -82,7 +83,9 @@ MATERIAL = {
     "type": "object",
     "properties": {"restitution": _num(0, 1),
                    "static_friction": _num(0, FRICTION),
-                   "dynamic_friction": _num(0, FRICTION)},
+                   "dynamic_friction": _num(0, FRICTION),
+                   "torsional_friction": _num(0, ROLLING),
+                   "rolling_friction": _num(0, ROLLING)},
     "additionalProperties": False,
 }
 

@@ -58,7 +58,8 @@ Contacts = namedtuple("Contacts", [
     "anchor",    # (c,2,3) contact point in each body's principal frame (relative to the COM)
     "normal",    # (c,3) unit, world, from B to A (fixed over the step)
     "depth",     # (c,) overlap at detection (> 0 overlapping, < 0 apart)
-    "coef",      # (c,3) restitution e, static mu_s, dynamic mu_d of the pair
+    "coef",      # (c,5) restitution e, static mu_s, dynamic mu_d, torsional mu_t [m] and
+                 # rolling mu_r [m] friction of the pair (contacts/friction.py)
     "warm",      # (c,8) the matched contact's impulses in the last step (0 if new): acc_n,
                  # acc_t, acc_w[:,0], acc_v, acc_tv, acc_w[:,1] (WARM_* columns)
     "arm",       # (c,2,3) world arms at the current time (derived)
@@ -70,6 +71,8 @@ Contacts = namedtuple("Contacts", [
     "acc_tv",    # (c,3) friction impulse of the velocity correction (derived)
     "acc_w",     # (c,2) twist friction impulse about n, position stage / velocity correction
                  # (friction lives per patch, in the patch's first row: contacts/friction.py)
+    "acc_r",     # (c,2,3) rolling friction angular impulse (world, in the contact plane),
+                 # position stage / velocity correction (patch's first row; not warm started)
     "first",     # (c,) int64 first row of the contact's patch (derived)
     "pcount",    # (c,) int64 rows of the patch (in its first row; rows first .. first+pcount-1)
     "flag",      # (c,) int64: 1 colliding this step (derived)
@@ -78,7 +81,8 @@ Contacts = namedtuple("Contacts", [
     "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
     "free",      # (n,) bool: neither static nor on a joint (moved by the depth projection)
     "body_layer",  # (n,) int64 (scratch)
-    "save",      # (c,6) acc_n, acc_t, acc_v, acc_w[:,0] saved for a step halving (scratch)
+    "save",      # (c,9) acc_n, acc_t, acc_v, acc_w[:,0], acc_r[:,0] saved for a step halving
+                 # or around the collision stage (scratch)
     "keep",      # (c,WARM_SIZE) what the next step's warm start takes: the impulses of the
                  # position loop and of the velocity correction before their shock passes
     # per stage (contacts/rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
@@ -167,15 +171,16 @@ def empty_springs(s):
 def empty_contacts(c, n):
     return Contacts(
         body=np.zeros((c, 2), dtype=np.int64), anchor=np.zeros((c, 2, 3)),
-        normal=np.zeros((c, 3)), depth=np.zeros(c), coef=np.zeros((c, 3)),
+        normal=np.zeros((c, 3)), depth=np.zeros(c), coef=np.zeros((c, 5)),
         warm=np.zeros((c, WARM_SIZE)), arm=np.zeros((c, 2, 3)), ref=np.zeros((c, 2, 3)),
         acc_n=np.zeros(c), acc_t=np.zeros((c, 3)), acc_v=np.zeros(c), acc_c=np.zeros(c),
-        acc_tv=np.zeros((c, 3)), acc_w=np.zeros((c, 2)), first=np.arange(c, dtype=np.int64),
+        acc_tv=np.zeros((c, 3)), acc_w=np.zeros((c, 2)), acc_r=np.zeros((c, 2, 3)),
+        first=np.arange(c, dtype=np.int64),
         pcount=np.ones(c, dtype=np.int64),
         flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
         heavy=np.zeros(n, dtype=np.bool_), free=np.zeros(n, dtype=np.bool_),
-        body_layer=np.zeros(n, dtype=np.int64), save=np.zeros((c, 6)),
+        body_layer=np.zeros(n, dtype=np.int64), save=np.zeros((c, 9)),
         keep=np.zeros((c, WARM_SIZE)), knn=np.zeros((c, 2)), split=np.zeros(c, dtype=np.bool_),
         prows=np.zeros(c, dtype=np.int64),
         pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),

@@ -29,12 +29,13 @@ def joint_scene_paths():
 
 def passive(world):
     """True if nothing in the world adds or removes energy on purpose (no motors, joint
-    springs' dampers, brakes, or spring dampers)."""
+    springs' dampers, brakes, spring dampers, or rolling and torsional friction)."""
     for jm in world.joint_models + world.spring_models:
         spec = jm.spec
         if "motor" in spec or spec.get("damping", 0) or spec.get("spring", {}).get("damping", 0):
             return False
-    return True
+    return not any(m.material.get("rolling_friction", 0) or m.material.get("torsional_friction", 0)
+                   for m in world.models)
 
 
 # Test lanes (pyproject's markers; README "Test lanes"): `slow` for tests over about 1.5 s

@@ -439,9 +439,9 @@ def test_contact_filter_stops_a_collision(app, tmp_path):
 def start_typing(app, key):
     """Put an edit field into text entry: a drag field takes Ctrl+click, an input field a
     click; Ctrl+A selects what it shows."""
-    from impulse.app.ui.widgets import rects
-
     from imgui_bundle import imgui
+
+    from impulse.app.ui.widgets import rects
 
     x0, y0, x1, y1 = rects[key]
     x, y = x0 + 12, (y0 + y1) / 2                    # the first component

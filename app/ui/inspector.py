@@ -47,11 +47,15 @@ def _shape_editor(app, name: str, spec: dict) -> None:
 
 def _material_editor(app, name: str, spec: dict) -> None:
     mat = dict(spec.get("material", {}))
-    defaults = {"restitution": 0.2, "static_friction": 0.6, "dynamic_friction": 0.5}
-    for key, default in defaults.items():
-        lo, hi = 0.0, (1.0 if key == "restitution" else 5.0)
+    # (value shown when the file has none, drag speed, upper bound); torsional and rolling
+    # friction are lengths in m (README "Contacts")
+    fields = {"restitution": (0.2, 0.01, 1.0), "static_friction": (0.6, 0.01, 5.0),
+              "dynamic_friction": (0.5, 0.01, 5.0), "torsional_friction": (0.0, 0.0001, 1.0),
+              "rolling_friction": (0.0, 0.0001, 1.0)}
+    for key, (default, speed, hi) in fields.items():
+        lo = 0.0
         commit, v = W.edit_float(key.replace("_", " "), f"{name}.mat.{key}",
-                                 mat.get(key, default), 0.01, lo, hi)
+                                 mat.get(key, default), speed, lo, hi)
         if commit:
             app.run(EditBody(name, {"material": {**mat, key: min(max(v, lo), hi)}}))
 

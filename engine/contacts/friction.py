@@ -33,6 +33,13 @@ that throws the full impulse from side to side with the sign of a residual u_t o
 micrometres per second: the bonded wall of wall_car (252 stones) shook itself down within
 2 s that way, and stands with the projection.
 On a joint tree (C.keff > 0, solvers/contact_tree.py) K is the tree's (C.kpatch).
+
+Torsional and rolling friction (material fields, lengths in m as in MuJoCo; a pair takes
+the larger of its two bodies' values, C.coef[:, 3:5]): the torsional coefficient mu_t adds
+to the twist cone, |tau| <= (mu R + mu_t) N, so a sphere spinning on its point of contact
+(R = 0) spins down at mu_t N / I; the rolling coefficient mu_r bounds an angular impulse in
+the contact plane that stops the relative rolling (rolling_friction), |l| <= mu_r N, so a
+ball rolling on flat ground slows at (mu_r / r) g / (1 + I / (m r^2)).
 """
 import numpy as np
 from numba import njit
@@ -159,13 +166,24 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
     f = C.first[C.order[i]]
     if C.prows[f] == 0:
         return 0.0
-    g = C.pgeo[f]
     acc_t = C.acc_tv if stage == STAGE_VELOCITY else C.acc_t
     col = 1 if stage == STAGE_VELOCITY else 0
     normal_total = patch_normal_total(C, f, stage)
     if normal_total <= 0.0 and acc_t[f, 0] == 0.0 and acc_t[f, 1] == 0.0 \
-            and acc_t[f, 2] == 0.0 and C.acc_w[f, col] == 0.0:
+            and acc_t[f, 2] == 0.0 and C.acc_w[f, col] == 0.0 and C.acc_r[f, col, 0] == 0.0 \
+            and C.acc_r[f, col, 1] == 0.0 and C.acc_r[f, col, 2] == 0.0:
         return 0.0
+    rolled = 0.0
+    if C.coef[f, 4] > 0.0:
+        rolled = rolling_friction(B, heavy, C, f, col, normal_total)
+    return max(rolled, _slide_and_twist(B, heavy, C, f, stage, h, shock, acc_t, col,
+                                        normal_total))
+
+
+@njit(cache=True, inline='always')
+def _slide_and_twist(B, heavy, C, f, stage, h, shock, acc_t, col, normal_total):
+    """patch_friction's Coulomb part: the linear impulse and the twist of patch f."""
+    g = C.pgeo[f]
     radius = C.prad[f]
     k = C.kpatch[f] if C.keff[f] > 0.0 else C.pk[f, 1 if shock else 0]
     c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok = _demand(B, C, f, stage, h, k, acc_t, col)
@@ -174,10 +192,10 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
     t1, t2 = g[2], g[3]
     # Coulomb cone, twist and linear each (module docstring): mu_s for a patch that stuck
     # when the stage began, mu_d for one that slid; beyond it the accumulated impulse is
-    # scaled back onto the cone
+    # scaled back onto the cone; the twist cone widened by the torsional coefficient
     mu = C.coef[f, 2] if C.slide[f] else C.coef[f, 1]
-    if abs(c3) > mu * normal_total * radius:
-        lim = mu * normal_total * radius
+    lim = (mu * radius + C.coef[f, 3]) * normal_total
+    if abs(c3) > lim:
         c3 = min(max(c3, -lim), lim)
         s1, s2 = _stick_with_twist(k, u1, u2, c3 - o3, s1, s2)
         c1, c2 = o1 + s1, o2 + s2
@@ -197,8 +215,60 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
     # velocity change caused: K d (linear part, and the spin times R as a point speed)
     e1 = k[0, 0] * d1 + k[0, 1] * d2 + k[0, 2] * d3
     e2 = k[1, 0] * d1 + k[1, 1] * d2 + k[1, 2] * d3
-    e3 = (k[2, 0] * d1 + k[2, 1] * d2 + k[2, 2] * d3) * radius
+    e3 = (k[2, 0] * d1 + k[2, 1] * d2 + k[2, 2] * d3) * max(radius, C.coef[f, 3])
     return max(np.sqrt(e1 * e1 + e2 * e2), abs(e3))
+
+
+@njit(cache=True, inline='always')
+def rolling_friction(B, heavy, C, f, col, normal_total):
+    """Rolling friction of patch f: an angular impulse l = l1 t1 + l2 t2 in the contact
+    plane (+ on A, - on B), accumulated in C.acc_r[f, col] within |l| <= mu_r N.
+    constraint: no relative rolling, u_i = t_i . (w_A - w_B) = 0 (i = 1, 2);
+    K_ij = t_i . (A_A + A_B) t_j with A the world inverse inertia of each body that moves
+    (not heavy); sticking impulse l = -K^-1 u, then the accumulated one is scaled back onto
+    the cone. (Through a joint tree the free bodies' K is used: the loop corrects the rest.)
+    Returns the velocity change caused at the distance mu_r (a point speed, m/s)."""
+    g = C.pgeo[f]
+    t1, t2 = g[2], g[3]
+    u1 = u2 = 0.0
+    k11 = k12 = k22 = 0.0
+    for side in range(2):
+        body = C.body[f, side]
+        if heavy[body]:
+            continue
+        sgn = 1.0 if side == 0 else -1.0
+        u1 += sgn * (t1[0] * B.omega[body, 0] + t1[1] * B.omega[body, 1]
+                     + t1[2] * B.omega[body, 2])
+        u2 += sgn * (t2[0] * B.omega[body, 0] + t2[1] * B.omega[body, 1]
+                     + t2[2] * B.omega[body, 2])
+        a = B.inv_inertia_w[body]
+        for i in range(3):
+            a1 = a[i, 0] * t1[0] + a[i, 1] * t1[1] + a[i, 2] * t1[2]
+            a2 = a[i, 0] * t2[0] + a[i, 1] * t2[1] + a[i, 2] * t2[2]
+            k11 += t1[i] * a1
+            k12 += t1[i] * a2
+            k22 += t2[i] * a2
+    det = k11 * k22 - k12 * k12
+    if not det > TINY * TINY:
+        return 0.0
+    acc = C.acc_r[f, col]
+    o1 = t1[0] * acc[0] + t1[1] * acc[1] + t1[2] * acc[2]
+    o2 = t2[0] * acc[0] + t2[1] * acc[1] + t2[2] * acc[2]
+    c1 = o1 - (k22 * u1 - k12 * u2) / det
+    c2 = o2 - (k11 * u2 - k12 * u1) / det
+    cone = C.coef[f, 4] * max(normal_total, 0.0)
+    mag = np.sqrt(c1 * c1 + c2 * c2)
+    if mag > cone:
+        c1, c2 = c1 * cone / mag, c2 * cone / mag
+    d1, d2 = c1 - o1, c2 - o2
+    if d1 == 0.0 and d2 == 0.0:
+        return 0.0
+    for i in range(3):
+        acc[i] = c1 * t1[i] + c2 * t2[i]
+    lx, ly, lz = d1 * t1[0] + d2 * t2[0], d1 * t1[1] + d2 * t2[1], d1 * t1[2] + d2 * t2[2]
+    push_pair(B, heavy, C.body[f], C.pgeo[f], 0.0, 0.0, 0.0, lx, ly, lz)
+    e1, e2 = k11 * d1 + k12 * d2, k12 * d1 + k22 * d2
+    return np.sqrt(e1 * e1 + e2 * e2) * C.coef[f, 4]
 
 
 BREAK_TOL = 1e-3   # the demand must exceed the static cone by this part to break loose
@@ -232,6 +302,7 @@ def break_loose(B, C, h, eps_vel):
         # whole per-step friction budget of a block on a slope)
         slack = eps_vel / k[0, 0] if k[0, 0] > TINY else 0.0
         cone = (1.0 + BREAK_TOL) * C.coef[f, 1] * normal_total + slack
-        if ok and (c1 * c1 + c2 * c2 > cone * cone or abs(c3) > cone * C.prad[f]):
+        twist = cone * C.prad[f] + C.coef[f, 3] * normal_total
+        if ok and (c1 * c1 + c2 * c2 > cone * cone or abs(c3) > twist):
             C.slide[f] = True
             patch_friction(B, C.heavy, C, i, STAGE_POSITION, h, False)

@@ -115,6 +115,8 @@ def begin_step(B, C):
         for i in range(3):
             C.acc_t[c, i] = 0.0
             C.acc_tv[c, i] = 0.0
+            C.acc_r[c, 0, i] = 0.0
+            C.acc_r[c, 1, i] = 0.0
 
 
 @njit(cache=True, inline='always')
@@ -176,7 +178,7 @@ def _warm_patch(B, C, f, velocity_stage, scale):
     if mag > cone:
         g = cone / mag
         tx, ty, tz = tx * g, ty * g, tz * g
-    cone *= C.prad[f]
+    cone = C.coef[f, 1] * total * C.prad[f] + C.coef[f, 3] * total
     tw = min(max(tw, -cone), cone)
     acc_t[f, 0] += tx
     acc_t[f, 1] += ty
@@ -283,6 +285,8 @@ def collide(B, C, h, settings, stats, target, shock):
         for i in range(3):
             C.save[c, 1 + i] = C.acc_t[c, i]
             C.acc_t[c, i] = 0.0
+            C.save[c, 6 + i] = C.acc_r[c, 0, i]
+            C.acc_r[c, 0, i] = 0.0
     count = 0
     rnd = 0
     while True:
@@ -320,6 +324,7 @@ def collide(B, C, h, settings, stats, target, shock):
         C.acc_w[c, 0] = C.save[c, 5]
         for i in range(3):
             C.acc_t[c, i] = C.save[c, 1 + i]
+            C.acc_r[c, 0, i] = C.save[c, 6 + i]
     stats[T_COLLISIONS] += count
     prepare_rows(B, C, STAGE_POSITION, shock, h, settings)
 
@@ -581,6 +586,8 @@ def save(C):
         C.save[c, 3] = C.acc_t[c, 2]
         C.save[c, 4] = C.acc_v[c]
         C.save[c, 5] = C.acc_w[c, 0]
+        for i in range(3):
+            C.save[c, 6 + i] = C.acc_r[c, 0, i]
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -592,6 +599,8 @@ def restore(C):
         C.acc_t[c, 2] = C.save[c, 3]
         C.acc_v[c] = C.save[c, 4]
         C.acc_w[c, 0] = C.save[c, 5]
+        for i in range(3):
+            C.acc_r[c, 0, i] = C.save[c, 6 + i]
 
 
 @njit(cache=True, **NO_REFCOUNT)

@@ -8,7 +8,9 @@ Pairs that never collide: bodies joined by a joint (unless the joint says
 "collide": true), contacts.disabled_pairs, bodies with collision.enabled = false (their
 shapes get group = mask = 0), and static-static pairs (detector).
 Materials per body; a pair combines them as e = max(e_A, e_B), mu = sqrt(mu_A mu_B)
-(static and dynamic separately). Defaults: e = 0, mu_s = 0.5, mu_d = mu_s.
+(static and dynamic separately), and takes the larger torsional and rolling coefficient
+(lengths: a ball with rolling friction rolls against it on any floor). Defaults: e = 0,
+mu_s = 0.5, mu_d = mu_s, torsional = rolling = 0.
 """
 import time
 
@@ -45,7 +47,8 @@ def _rows_of(model, b):
 def material_of(model):
     m = model.material or {}
     mu_s = float(m.get("static_friction", DEFAULT_MU))
-    return (float(m.get("restitution", 0.0)), mu_s, float(m.get("dynamic_friction", mu_s)))
+    return (float(m.get("restitution", 0.0)), mu_s, float(m.get("dynamic_friction", mu_s)),
+            float(m.get("torsional_friction", 0.0)), float(m.get("rolling_friction", 0.0)))
 
 
 class ContactSystem:
@@ -54,7 +57,7 @@ class ContactSystem:
     def __init__(self, world):
         self.world = world
         self.rows = []            # per body: list of shape rows
-        self.materials = []       # per body: (e, mu_s, mu_d)
+        self.materials = []       # per body: (e, mu_s, mu_d, mu_t, mu_r) (material_of)
         self.detector = None
         self._filter_sig = None
         self.last = None          # ContactSet of the last step
@@ -112,9 +115,10 @@ class ContactSystem:
         self.hull_vertex = np.vstack([r[5] for r in flat]) if counts.sum() else np.zeros((0, 3))
         self.shape_group = np.array([r[6] for r in flat], dtype=np.int64)
         self.shape_mask = np.array([r[7] for r in flat], dtype=np.int64)
-        mat = np.array(self.materials, dtype=np.float64).reshape(-1, 3)
+        mat = np.array(self.materials, dtype=np.float64).reshape(-1, 5)
         self.body_e, self.body_mu_s, self.body_mu_d = mat[:, 0].copy(), mat[:, 1].copy(), \
             mat[:, 2].copy()
+        self.body_mu_t, self.body_mu_r = mat[:, 3].copy(), mat[:, 4].copy()
         margin = self.world.settings.contact_margin
         if self.detector is None or self.detector.margin != margin:
             self.detector = CollisionDetector(
@@ -204,6 +208,8 @@ class ContactSystem:
                 C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
                 C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
                 C.coef[:, 2] = np.sqrt(self.body_mu_d[ba] * self.body_mu_d[bb])
+                C.coef[:, 3] = np.maximum(self.body_mu_t[ba], self.body_mu_t[bb])
+                C.coef[:, 4] = np.maximum(self.body_mu_r[ba], self.body_mu_r[bb])
                 self._coef_ok = True
             if self._prev is not None and len(self._prev):
                 rows = cs.match(self._prev)
