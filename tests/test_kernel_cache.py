@@ -35,10 +35,31 @@ def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
         return subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True,
                               text=True, timeout=120, check=True).stdout.strip()
     before = key()
+    bench = copy / "bench" / "contacts.py"             # outside the kernels: no new key
+    bench.write_text(bench.read_text() + "\n# an edit\n")
+    assert key() == before
     helper = copy / "impulses.py"                      # a helper other files' kernels inline
     helper.write_text(helper.read_text() + "\n# an edit\n")
     after = key()
     assert before != after and len(after) == 16
+
+
+def test_the_folders_left_out_of_the_key_hold_no_kernels_and_kernels_never_import_them():
+    engine = os.path.join(ROOT, "engine")
+    for folder in kernel_cache.OUTSIDE_KERNELS:
+        for dirpath, _, files in os.walk(os.path.join(engine, folder)):
+            for f in files:
+                if f.endswith(".py"):
+                    text = open(os.path.join(dirpath, f)).read()
+                    assert "numba" not in text and "njit" not in text, f
+        for dirpath, _, files in os.walk(engine):
+            if os.path.relpath(dirpath, engine).split(os.sep)[0] == folder:
+                continue
+            for f in files:
+                if f.endswith(".py") and f != "cli.py":        # the command line runs them
+                    text = open(os.path.join(dirpath, f)).read()
+                    assert f".{folder} import" not in text and f".{folder}." not in text, \
+                        (dirpath, f)
 
 
 def numba_cache_dir_of_a_child(**env):

@@ -25,6 +25,9 @@ run of ours.
                   slip |v - w x r| / |v| at 0.5 s (expected 1 and 0)
   tall_tower      horizontal drift of the top cube and of any cube after 10 s, the top's
                   height change (expected 0; "stands" means a drift below 1 cm)
+  rolling_friction  distance each ball rolled in 3 s (expected: it slows at
+                  (mu_r/r) g/(1 + I/(m r^2)) and stays where it stops), the spinner's spin
+                  after 2 s (expected w0 - mu_t m g t / I)
   spinning_top    spin w3 kept after 3 s, precession rate (slope of the axis' azimuth)
                   against the steady heavy-top rate, tilt after 3 s, drift of the centre of
                   mass (frictionless tip: expected 1, Omega, the initial tilt, 0)
@@ -271,6 +274,7 @@ FIGURE_CASES = [  # (scene, seconds simulated from t = 0 at the scene's h)
     ("rolling_bodies", 0.5),
     ("tall_tower", 10.0),
     ("spinning_top", 3.0),
+    ("rolling_friction", 3.0),
 ]
 MUJOCO_RUNS = (("mujoco", "implicitfast"), ("mujoco_rk4", "RK4"), ("mujoco_euler", "Euler"))
 
@@ -509,9 +513,34 @@ def _fig_spinning_top(w, tr):
              np.linalg.norm((com[-1] - com[0])[[0, 2]]))]
 
 
+def _fig_rolling_friction(w, tr):
+    g = _gravity(w)
+    t = tr.t[-1]
+    out = []
+    for b in _dynamic(w):
+        m = w.models[b]
+        r = float(m.shapes[0]["size"][0])
+        i_axis = float(np.median(m.inertia))              # a ball: all three are the same
+        mu_r = float(m.material.get("rolling_friction", 0.0))
+        mu_t = float(m.material.get("torsional_friction", 0.0))
+        v0 = float(np.linalg.norm(tr.vel[0, b]))
+        if v0 > 0 and mu_r > 0:
+            a = (mu_r / r) * g / (1 + i_axis / (m.mass * r * r))
+            stop = min(t, v0 / a)
+            out.append((f"{m.name}: distance rolled in {t:g} s (m)", v0 * stop - a * stop ** 2 / 2,
+                        float(np.linalg.norm(tr.pos[-1, b] - tr.pos[0, b]))))
+        if mu_t > 0:
+            w0 = float(np.linalg.norm(tr.omega[0, b]))
+            k = int(round(2.0 / (tr.t[1] - tr.t[0])))
+            alpha = mu_t * m.mass * g / i_axis
+            out.append((f"{m.name}: spin after {tr.t[k]:g} s (rad/s)",
+                        max(w0 - alpha * tr.t[k], 0.0), float(np.linalg.norm(tr.omega[k, b]))))
+    return out
+
+
 FIGURES = {"bouncing_balls": _fig_bouncing_balls, "newtons_cradle": _fig_newtons_cradle,
            "rolling_bodies": _fig_rolling_bodies, "tall_tower": _fig_tall_tower,
-           "spinning_top": _fig_spinning_top}
+           "spinning_top": _fig_spinning_top, "rolling_friction": _fig_rolling_friction}
 
 
 def main(argv=None):

@@ -13,7 +13,8 @@ mjcf_contacts / run_mujoco_contacts (the contacts bench's behaviour figures): th
 bodies with their shapes (sphere, box, capsule, cylinder, plane) as MuJoCo geoms, free or
 hung from a fixed body by a ball or hinge joint, and one explicit contact pair per pair of
 shapes that collides in our engine, with our combined materials: mu = sqrt(mu_A mu_B)
-(static friction; condim 1 where it is 0) and e = max(e_A, e_B). MuJoCo has no Newton
+(static friction; condim 1 where it is 0; condim 4 / 6 with the larger torsional / rolling
+coefficient where one is set) and e = max(e_A, e_B). MuJoCo has no Newton
 restitution: its contact is a soft spring-damper, so e > 0 is given as solref = (-k, -b),
 k = w^2, b = 2 zeta w, with the damped oscillator's zeta = -ln e / sqrt(pi^2 + ln^2 e) and
 w = 1/(2 h) (MuJoCo's stiffest safe time constant is 2 h); e = 0 keeps MuJoCo's defaults.
@@ -233,14 +234,20 @@ def _geom_xml(name, shape, pos, rot):
 
 
 def _material(model):
+    """(static friction, restitution, torsional, rolling) of a body's material."""
     m = model.material or {}
-    return float(m.get("static_friction", 0.5)), float(m.get("restitution", 0.0))
+    return (float(m.get("static_friction", 0.5)), float(m.get("restitution", 0.0)),
+            float(m.get("torsional_friction", 0.0)), float(m.get("rolling_friction", 0.0)))
 
 
-def _pair_xml(g1, g2, mu, e, h):
+def _pair_xml(g1, g2, mu, e, h, torsional=0.0, rolling=0.0):
+    """A MuJoCo contact pair; condim 4 / 6 add its torsional / rolling friction (lengths,
+    as ours: MuJoCo's friction="slide slide torsion roll roll")."""
     xml = f'<pair geom1="{g1}" geom2="{g2}"'
     if mu > 0:
-        xml += f' condim="3" friction="{mu:.12g} {mu:.12g} 0.005 0.0001 0.0001"'
+        condim = 6 if rolling > 0 else 4 if torsional > 0 else 3
+        xml += (f' condim="{condim}" friction="{mu:.12g} {mu:.12g} {torsional:.12g} '
+                f'{rolling:.12g} {rolling:.12g}"')
     else:
         xml += ' condim="1"'
     if e > 0:
@@ -317,8 +324,9 @@ def mjcf_contacts(world, integrator="Euler"):
                 continue
             if not (gr1 & m2) or not (gr2 & m1):
                 continue
-            (mu1, e1), (mu2, e2) = _material(models[b1]), _material(models[b2])
-            pairs.append(_pair_xml(g1, g2, math.sqrt(mu1 * mu2), max(e1, e2), h))
+            (mu1, e1, t1, r1), (mu2, e2, t2, r2) = _material(models[b1]), _material(models[b2])
+            pairs.append(_pair_xml(g1, g2, math.sqrt(mu1 * mu2), max(e1, e2), h, max(t1, t2),
+                                   max(r1, r2)))
     g = world.settings.gravity
     xml = (f'<mujoco><option timestep="{h:.12g}" gravity="{_f(g)}" integrator="{integrator}"/>'
            f'<worldbody>{"".join(static_xml)}{"".join(body_xml)}</worldbody>'

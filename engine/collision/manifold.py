@@ -95,6 +95,16 @@ def add_candidate(cand, cand_feat, m, pa, pb, depth, feature):
 
 
 @njit(cache=True, _nrt=False)
+def _deeper_tie(cand, i, j, value, best):
+    """Candidate i ties with the chosen j (value within a relative 1e-6 of best), lies on
+    the same spot of B (within 1e-9 m: one above the other) and deeper by more than 1e-6."""
+    if j < 0 or not abs(value - best) <= 1e-6 * best or not cand[i, 6] > cand[j, 6] + 1e-6:
+        return False
+    d = sub(_pb(cand, i), _pb(cand, j))
+    return dot(d, d) <= 1e-18
+
+
+@njit(cache=True, _nrt=False)
 def _pb(cand, i):
     """Candidate i's point on B (columns 3:6)."""
     return (cand[i, 3], cand[i, 4], cand[i, 5])
@@ -107,7 +117,9 @@ def reduce_to_four(cand, sel, m, n):
     p0 = deepest; p1 = farthest from p0; p2 = max |(p1-p0) x (p-p0) . n| (largest
     triangle); p3 = the point farthest outside that triangle (most negative signed edge
     area). Near ties (depth within 1e-6, lengths/areas within a relative 1e-6) go to the
-    earlier candidate, so the choice (and the feature ids) stays put under jitter.
+    earlier candidate, so the choice (and the feature ids) stays put under jitter; of two
+    points one above the other (a thin plate's two faces, both within the margin) the
+    deeper, the one that touches, is kept.
     Returns the count and writes the kept rows to sel.
     """
     if m <= 4:
@@ -125,7 +137,7 @@ def reduce_to_four(cand, sel, m, n):
     for i in range(m):
         d = sub(_pb(P, i), p0)
         q = dot(d, d)
-        if q > best * (1.0 + 1e-6):
+        if q > best * (1.0 + 1e-6) or _deeper_tie(cand, i, i1, q, best):
             best = q
             i1 = i
     p1 = _pb(P, i1)
@@ -135,7 +147,7 @@ def reduce_to_four(cand, sel, m, n):
     sgn = 1.0
     for i in range(m):
         a = dot(cross(e01, sub(_pb(P, i), p0)), n)
-        if abs(a) > best * (1.0 + 1e-6):
+        if abs(a) > best * (1.0 + 1e-6) or _deeper_tie(cand, i, i2, abs(a), best):
             best = abs(a)
             i2 = i
             sgn = 1.0 if a >= 0.0 else -1.0
@@ -155,7 +167,7 @@ def reduce_to_four(cand, sel, m, n):
         a1 = sgn * dot(cross(sub(p2, p1), sub(p, p1)), n)
         a2 = sgn * dot(cross(sub(p0, p2), sub(p, p2)), n)
         a = min(a0, min(a1, a2))
-        if a < worst * (1.0 + 1e-6):
+        if a < worst * (1.0 + 1e-6) or (a < 0.0 and _deeper_tie(cand, i, i3, -a, -worst)):
             worst = a
             i3 = i
     if i3 < 0:

@@ -204,9 +204,12 @@ def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
     """Cylinder a on plane b: 4 rim points per cap, reduced to 4.
 
     Axis u, plane normal n; w = n - (n.u) u is the in-cap direction towards the plane.
-    If |w| < 0.1 (caps within ~6 deg of parallel to the plane) the rim points sit at the
-    shape's fixed local +-X, +-Z (stable ids for a standing cylinder); otherwise only each
-    cap's deepest rim point, in direction -w/|w| (2 points when lying flat: its side line).
+    If |w| < 0.1 (caps within ~6 deg of parallel to the plane) the rim points of the cap
+    that faces the plane sit at the shape's fixed local +-X, +-Z (stable ids for a standing
+    cylinder; the far cap's rim, within the margin above a thin disc, took the place of
+    three of the four points in the reduction, and a spinning disc tipped and chattered on
+    the one left); otherwise only each cap's deepest rim point, in direction -w/|w| (2 points
+    when lying flat: its side line).
     The other rim points of a tilted or lying cylinder are never nearer the plane; as
     speculative rows of a fast-rolling cylinder they took the place of a side-line point in
     the reduction to four, and it tipped over its one remaining point.
@@ -228,7 +231,10 @@ def cylinder_plane(S, P, a, b, flip, thr, out, c, sc):
         e2 = cross(u, e1)
         base = 8
     m = np.int64(0)
+    near = 0 if dot(n, u) < 0.0 else 1         # the cap facing the plane (cap 0 at +u hh)
     for cap in range(2):
+        if base == 0 and cap != near:
+            continue
         cc = madd(pa, u, hh if cap == 0 else -hh)
         for k in range(4 if base == 0 else 1):
             if k == 0:
