@@ -103,8 +103,9 @@ def _number(text):
 
 def _range(item):
     """"LO:HI:N" -> N values from LO to HI, evenly spaced ("LO:HI:N:log": geometrically);
-    whole numbers where LO and HI are and the steps come out whole. None if `item` is no
-    range."""
+    whole numbers where LO and HI are and the steps come out whole, else the values between
+    the ends rounded to 12 significant digits (1e-6:1e-3:4:log is 1e-6, 1e-5, 1e-4, 1e-3).
+    None if `item` is no range."""
     parts = item.split(":")
     if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "log"):
         return None
@@ -119,12 +120,16 @@ def _range(item):
         if lo <= 0 or hi <= 0:
             raise SweepError(f"{item}: a log range needs LO and HI above 0")
         return [lo if i == 0 else hi if i == n - 1 else
-                float(math.exp(math.log(lo) + (math.log(hi) - math.log(lo)) * i / (n - 1)))
+                _round12(math.exp(math.log(lo) + (math.log(hi) - math.log(lo)) * i / (n - 1)))
                 for i in range(n)]
     if isinstance(lo, int) and isinstance(hi, int) and (hi - lo) % (n - 1) == 0:
         return [lo + (hi - lo) // (n - 1) * i for i in range(n)]
-    return [lo if i == 0 else hi if i == n - 1 else lo + (hi - lo) * i / (n - 1)
+    return [lo if i == 0 else hi if i == n - 1 else _round12(lo + (hi - lo) * i / (n - 1))
             for i in range(n)]
+
+
+def _round12(x):
+    return float(f"{x:.12g}")
 
 
 def parse_values(spec):
@@ -707,7 +712,8 @@ class _RayPool:
         return out
 
     def kill(self, slot):
-        self.ray.kill(slot["actor"], no_restart=True)
+        with contextlib.suppress(Exception):           # already gone
+            self.ray.kill(slot["actor"], no_restart=True)
 
     def close(self, slots):
         for s in slots:
@@ -759,7 +765,10 @@ def _schedule(pool, tasks, timeout, on_row):
                     if entry is None:
                         start_failures += 1
                         if start_failures >= 3:
-                            raise RuntimeError(f"workers cannot start: {value}")
+                            raise RuntimeError(f"workers cannot start: {value}" + (
+                                "; a script that calls sweep() needs it under `if __name__ == "
+                                "'__main__':` (worker processes are spawned and import the "
+                                "script)" if isinstance(pool, _LocalPool) else ""))
                     else:
                         on_row(failed_row(entry[0], value))
                     pool.kill(slot)
@@ -959,7 +968,7 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
         row["run"] = by_id[run_id]["index"]
         rows[run_id] = row
     columns = plan.columns
-    if backend != "ray":
+    if _kernels_here(backend, address):
         _ensure_kernels()
     counts = collections.Counter()
     bar = _progress_bar(len(tasks), progress)
@@ -973,6 +982,8 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
         last_write[0] = time.monotonic()
 
     def on_row(row):
+        if first[0] is None:
+            first[0] = time.perf_counter() - t0
         rows[row["run_id"]] = row
         counts[row["status"]] += 1
         if bar is not None:
@@ -983,7 +994,7 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
         if out and time.monotonic() - last_write[0] > CHECKPOINT_S:
             write()
 
-    t0 = time.perf_counter()
+    t0, first = time.perf_counter(), [None]
     try:
         if tasks:
             payload = plan.payload()
@@ -1000,15 +1011,16 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
     ordered = [rows[r["run_id"]] for r in plan.runs]
     cols = list(dict.fromkeys(columns + [c for r in ordered for c in r]))
     return SweepTable([{c: r.get(c) for c in cols} for r in ordered], cols,
-                      SweepStats(len(plan.runs), len(tasks), counts, time.perf_counter() - t0))
+                      SweepStats(len(plan.runs), len(tasks), counts, time.perf_counter() - t0,
+                                 first[0]))
 
 
 class SweepStats:
     """What run_plan did: runs in the plan, runs made now (the others were in `out`), their
-    statuses, seconds."""
+    statuses, seconds in all and until the first run had finished (workers' start included)."""
 
-    def __init__(self, total, ran, counts, seconds):
-        self.total, self.ran, self.seconds = total, ran, seconds
+    def __init__(self, total, ran, counts, seconds, first_s=None):
+        self.total, self.ran, self.seconds, self.first_s = total, ran, seconds, first_s
         self.ok, self.unmet, self.failed = counts["ok"], counts["unmet"], counts["failed"]
 
     @property
@@ -1023,6 +1035,12 @@ class SweepTable(list):
     def __init__(self, rows, columns, stats):
         super().__init__(rows)
         self.columns, self.stats = columns, stats
+
+
+def _kernels_here(backend, address):
+    """Whether the runs use this machine's kernel cache: every backend but Ray on a cluster
+    named by an address (whose nodes each need `impulse compile`)."""
+    return backend != "ray" or not (address or os.environ.get("RAY_ADDRESS"))
 
 
 def _ensure_kernels():
@@ -1075,7 +1093,7 @@ def sweep(scene, vary=None, *, metrics=(), duration=10.0, sample=None, sample_se
 def plot(rows, x, y, out, keys=None, title=None):
     """A PNG of column `y` over the varied key `x`, one line per value of the other varied
     keys (and seed); failed runs and missing values are left out. Axes are logarithmic
-    where all values are positive and span more than a factor of 50. Returns `out`."""
+    where all values are positive and span more than a factor of 10. Returns `out`."""
     matplotlib = _require("matplotlib", "--plot", "sweep")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -1127,7 +1145,7 @@ def _short(v):
 
 
 def _log_axis(vals):
-    return bool(vals) and min(vals) > 0 and max(vals) / min(vals) > 50
+    return bool(vals) and min(vals) > 0 and max(vals) / min(vals) > 10
 
 
 def default_plot_path(out, x, y):
@@ -1288,7 +1306,7 @@ def run_command(args, before_runs=None):
         if backend == "ray":
             _require("ray", "--ray", "ray")
         _resume(plan, args.out, args.retry_failed)        # a foreign --out: before any run
-        if before_runs is not None and backend != "ray":
+        if before_runs is not None and _kernels_here(backend, args.ray):
             before_runs()
         quiet = logging.getLogger("impulse").getEffectiveLevel() > logging.INFO
         table = run_plan(plan, backend=backend, workers=args.workers, address=args.ray or None,

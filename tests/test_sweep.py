@@ -153,8 +153,9 @@ def test_values_lists_and_ranges():
     assert S.parse_values("[0,-9.81,0],[0,-1.62,0]") == [[0, -9.81, 0], [0, -1.62, 0]]
     assert S.parse_values("0:1:5") == [0, 0.25, 0.5, 0.75, 1]
     assert S.parse_values("10:100:4") == [10, 40, 70, 100]
-    assert S.parse_values("1e-6:1e-3:4:log") == pytest.approx([1e-6, 1e-5, 1e-4, 1e-3])
-    assert S.parse_values("1e-6:1e-3:4:log")[::3] == [1e-6, 1e-3]
+    assert S.parse_values("1e-6:1e-3:4:log") == [1e-6, 1e-5, 1e-4, 1e-3]
+    assert S.parse_values("1e-3:1e-8:6:log") == [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+    assert S.parse_values("0.1:0.7:4") == [0.1, 0.3, 0.5, 0.7]
     assert S.parse_values("1,2,1") == [1, 2]
 
 
