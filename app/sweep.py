@@ -45,6 +45,7 @@ BACKENDS = ("local", "ray", "serial")
 TIMING_COLUMNS = ("wall_time", "realtime_factor", "corrections_per_second")
 STATUSES = ("ok", "unmet", "failed")
 CHECKPOINT_S = 10.0          # the output file is rewritten at most this often while running
+                             # (and then taking at most a tenth of the time)
 DEFAULT_PERTURB = 1e-3       # seeds: std. dev. of the velocity perturbation [m/s, rad/s]
 FORMATS = (".csv", ".parquet")
 COMBINATIONS_CHECKED = 5000  # up to this many runs, every combination is validated first
@@ -972,14 +973,16 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
         _ensure_kernels()
     counts = collections.Counter()
     bar = _progress_bar(len(tasks), progress)
-    last_write = [time.monotonic()]
+    next_write = [time.monotonic() + CHECKPOINT_S]
 
     def write():
+        started = time.monotonic()
         if out:
             ordered = [rows[r["run_id"]] for r in plan.runs if r["run_id"] in rows]
             cols = columns + [c for r in ordered for c in r if c not in columns]
             write_table(out, ordered, list(dict.fromkeys(cols)))
-        last_write[0] = time.monotonic()
+        now = time.monotonic()              # a big table: at most a tenth of the time writing
+        next_write[0] = now + max(CHECKPOINT_S, 9 * (now - started))
 
     def on_row(row):
         if first[0] is None:
@@ -991,7 +994,7 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
             bar.set_postfix_str(f"ok {counts['ok'] + counts['unmet']}, failed "
                                 f"{counts['failed']}, left {len(tasks) - sum(counts.values())}",
                                 refresh=False)
-        if out and time.monotonic() - last_write[0] > CHECKPOINT_S:
+        if out and time.monotonic() > next_write[0]:
             write()
 
     t0, first = time.perf_counter(), [None]
