@@ -990,10 +990,10 @@ def run_plan(plan, *, backend="local", workers=None, address=None, timeout=None,
         rows[row["run_id"]] = row
         counts[row["status"]] += 1
         if bar is not None:
-            bar.update(1)
             bar.set_postfix_str(f"ok {counts['ok'] + counts['unmet']}, failed "
                                 f"{counts['failed']}, left {len(tasks) - sum(counts.values())}",
                                 refresh=False)
+            bar.update(1)
         if out and time.monotonic() > next_write[0]:
             write()
 
@@ -1061,8 +1061,8 @@ def _progress_bar(total, progress):
         return None
     from tqdm import tqdm
     return tqdm(total=total, desc="sweep", unit="run", file=sys.stderr, dynamic_ncols=True,
-                bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {postfix} "
-                           "[{elapsed}<{remaining}, {rate_fmt}]",
+                bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| "
+                           "[{elapsed}<{remaining}, {rate_fmt}{postfix}]",
                 postfix=f"ok 0, failed 0, left {total}")
 
 
