@@ -49,6 +49,7 @@ CHECKPOINT_S = 10.0          # the output file is rewritten at most this often w
 DEFAULT_PERTURB = 1e-3       # seeds: std. dev. of the velocity perturbation [m/s, rad/s]
 FORMATS = (".csv", ".parquet")
 COMBINATIONS_CHECKED = 5000  # up to this many runs, every combination is validated first
+EXIT_RUNS_FAILED = 4         # the sweep finished, some runs failed (as sim's 4: not all well)
 
 
 class SweepError(ValueError):
@@ -1176,20 +1177,9 @@ examples:
 Every run reports the figures of impulse sim --json plus the --metric columns; a run that
 raises, diverges or passes --timeout is recorded with its message (status failed) and the
 sweep goes on. Rerunning with the same --out skips the runs it holds.
-exit status: 0 the sweep ran (failed runs are in the table), 1 a failure, 2 bad input
-(a key, value, metric, option or output file: nothing is run or written)."""
-
-
-def _positive(kind):
-    def parse(text):
-        try:
-            v = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not math.isfinite(v) or v <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
-        return v
-    return parse
+exit status: 0 every run finished, 1 a failure, 2 bad input (a key, value, metric, option
+or output file: nothing is run or written), 4 the sweep finished with failed runs (they are
+in the table with their messages)."""
 
 
 def _count(text):
@@ -1204,36 +1194,38 @@ def _count(text):
 
 def sweep_parser(p):
     """Fill the `impulse sweep` parser `p`."""
+    from impulse.engine.cli import positive  # sim's own argument type
+
     p.epilog = EPILOG
     p.add_argument("scene", nargs="?",
                    help="scene file (.json) or a bundled scene's name; with --plot alone, a "
                         "sweep table (.csv, .parquet) to plot")
     p.add_argument("--vary", action="append", default=[], metavar="KEY=VALUES",
                    help="a key and its values (repeatable: the grid of all combinations)")
-    p.add_argument("--sample", type=_positive(int), metavar="N",
+    p.add_argument("--sample", type=positive(int), metavar="N",
                    help="run N variants of the grid, drawn at random (--sample-seed)")
     p.add_argument("--sample-seed", type=int, default=0, metavar="S",
                    help="the random draw of --sample (default 0)")
     p.add_argument("--seeds", type=_count, default=0, metavar="N",
                    help="run each variant N times (seed 0..N-1) with every dynamic body's "
                         "initial velocity and angular velocity perturbed at random")
-    p.add_argument("--perturb", type=_positive(float), default=DEFAULT_PERTURB,
+    p.add_argument("--perturb", type=positive(float), default=DEFAULT_PERTURB,
                    metavar="SIGMA", help="--seeds: standard deviation of the perturbation "
                                          f"[m/s, rad/s] (default {DEFAULT_PERTURB:g})")
-    p.add_argument("--duration", type=_positive(float), default=10.0,
+    p.add_argument("--duration", type=positive(float), default=10.0,
                    help="seconds of each run (default 10)")
     p.add_argument("--metric", action="append", default=[], metavar="M",
                    help="a column more (repeatable): " + "; ".join(METRICS))
     p.add_argument("--out", metavar="FILE",
                    help="the table, .csv or .parquet (none: CSV on stdout); rerunning with "
                         "the same --out skips the runs it holds")
-    p.add_argument("--workers", type=_positive(int), metavar="N",
+    p.add_argument("--workers", type=positive(int), metavar="N",
                    help="parallel runs (default: all cores, or the Ray cluster's CPUs); "
                         "1: one after another in this process")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run on Ray: the cluster at ADDRESS, else RAY_ADDRESS's, else a new "
                         "local instance (pip install 'impulse[ray]')")
-    p.add_argument("--timeout", type=_positive(float), metavar="S",
+    p.add_argument("--timeout", type=positive(float), metavar="S",
                    help="seconds a run may take; a run past it is recorded as failed")
     p.add_argument("--retry-failed", action="store_true",
                    help="with an --out that holds failed runs: run those again")
@@ -1344,7 +1336,7 @@ def run_command(args, before_runs=None):
     if args.plot:
         print(f"plot: {plot(table, *args.plot, png, keys=plan.keys)}",
               file=sys.stdout if args.out else sys.stderr)
-    return 0
+    return EXIT_RUNS_FAILED if s.failed else 0
 
 
 def main(argv=None):

@@ -35,7 +35,8 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
-def _positive(kind):
+def positive(kind):
+    """An argparse type: a finite number of `kind` above 0."""
     def parse(text):
         try:
             v = kind(text)
@@ -70,16 +71,16 @@ def sim_parser(p=None):
     p.epilog = SIM_EPILOG
     p.add_argument("scene", type=scene_argument,
                    help="scene file (.json), or the name of a bundled scene (impulse scenes)")
-    p.add_argument("--duration", type=_positive(float), default=10.0, help="seconds (default 10)")
-    p.add_argument("--h", type=_positive(float), help="time step [s] (default: the scene's)")
+    p.add_argument("--duration", type=positive(float), default=10.0, help="seconds (default 10)")
+    p.add_argument("--h", type=positive(float), help="time step [s] (default: the scene's)")
     p.add_argument("--solver", choices=["iterative", "linear", "tree"], help="joint solver")
-    p.add_argument("--eps-pos", type=_positive(float), help="position tolerance Dmax [m]")
-    p.add_argument("--eps-vel", type=_positive(float), help="velocity tolerance Vmax [m/s]")
+    p.add_argument("--eps-pos", type=positive(float), help="position tolerance Dmax [m]")
+    p.add_argument("--eps-vel", type=positive(float), help="velocity tolerance Vmax [m/s]")
     p.add_argument("--set", type=_setting, action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting of the scene's `settings` (repeatable); VALUE is "
                         "JSON where it parses, else a string: --set gravity=[0,0,0]")
     p.add_argument("--trajectory", metavar="OUT.csv", help="write the motion of every dynamic body")
-    p.add_argument("--every", type=_positive(int), default=1, help="trajectory: every N-th step")
+    p.add_argument("--every", type=positive(int), default=1, help="trajectory: every N-th step")
     p.add_argument("--contact-columns", action="store_true",
                    help="trajectory: add the contact figures of the step that led to each row")
     p.add_argument("--json", action="store_true", help="print one JSON object")

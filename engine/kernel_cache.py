@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parent
-# engine folders that no kernel reaches: no numba in them, and only the command line
-# imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
-OUTSIDE_KERNELS = ("bench",)
+# engine folders and files that no kernel reaches: no numba in them, and only the command
+# line imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
+OUTSIDE_KERNELS = ("bench", "cli.py")
 
 
 def source_hash() -> str:
@@ -27,7 +27,7 @@ def source_hash() -> str:
     import numba
     h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]} {ENGINE}".encode())
     for path in sorted(ENGINE.rglob("*.py")):
-        if path.parent.name in OUTSIDE_KERNELS and path.parent.parent == ENGINE:
+        if path.relative_to(ENGINE).parts[0] in OUTSIDE_KERNELS:
             continue
         h.update(str(path.relative_to(ENGINE)).encode())
         h.update(path.read_bytes())

@@ -44,22 +44,22 @@ def test_an_edit_anywhere_in_the_engine_changes_the_key(tmp_path):
     assert before != after and len(after) == 16
 
 
-def test_the_folders_left_out_of_the_key_hold_no_kernels_and_kernels_never_import_them():
-    engine = os.path.join(ROOT, "engine")
-    for folder in kernel_cache.OUTSIDE_KERNELS:
-        for dirpath, _, files in os.walk(os.path.join(engine, folder)):
-            for f in files:
-                if f.endswith(".py"):
-                    text = open(os.path.join(dirpath, f)).read()
-                    assert "numba" not in text and "njit" not in text, f
-        for dirpath, _, files in os.walk(engine):
-            if os.path.relpath(dirpath, engine).split(os.sep)[0] == folder:
-                continue
-            for f in files:
-                if f.endswith(".py") and f != "cli.py":        # the command line runs them
-                    text = open(os.path.join(dirpath, f)).read()
-                    assert f".{folder} import" not in text and f".{folder}." not in text, \
-                        (dirpath, f)
+def test_what_is_left_out_of_the_key_holds_no_kernels_and_kernels_never_import_it():
+    from pathlib import Path
+    engine = Path(ROOT) / "engine"
+    outside = [p for p in engine.rglob("*.py")
+               if p.relative_to(engine).parts[0] in kernel_cache.OUTSIDE_KERNELS]
+    assert {p.relative_to(engine).parts[0] for p in outside} == \
+        set(kernel_cache.OUTSIDE_KERNELS)
+    for p in outside:
+        text = p.read_text()
+        assert "numba" not in text and "njit" not in text, p
+    names = [name.removesuffix(".py") for name in kernel_cache.OUTSIDE_KERNELS]
+    for p in set(engine.rglob("*.py")) - set(outside):
+        text = p.read_text()
+        for name in names:
+            assert f".{name} import" not in text and f"from .{name}" not in text \
+                and f"from ..{name}" not in text, (p, name)
 
 
 def numba_cache_dir_of_a_child(**env):

@@ -279,3 +279,12 @@ def test_the_command_refuses_an_unknown_key_with_exit_2(tmp_path):
     assert r.stderr == ("impulse sweep: --vary bodies.link1.mas=2: $.bodies[2]: unknown key "
                         "'mas'\n")
     assert os.listdir(tmp_path) == []
+
+
+def test_the_command_exits_4_when_runs_failed_and_names_the_first(tmp_path):
+    out = tmp_path / "f.csv"
+    code = _command(["mass_spring", "--vary", "h=0.1", "--vary", "bodies.mass.mass=1,1e-6",
+                     "--duration", "1", "--workers", "1", "--out", str(out)])
+    assert code == 4
+    rows, _ = S.read_table(out)
+    assert [r["status"] for r in rows] == ["ok", "failed"]
