@@ -60,3 +60,19 @@ def test_contact_depths_in_words():
     assert depth_text(-1e-9) == depth_text(0.0) == depth_text(4e-6) == "touching"
     assert depth_text(2.5e-4) == "overlap 0.25 mm"
     assert depth_text(-3e-3) == "gap 3.00 mm"
+
+
+@pytest.mark.parametrize("mat", [{}, {"static_friction": 0.8}, {"restitution": 0.4},
+                                 {"static_friction": 0.9, "dynamic_friction": 0.3},
+                                 {"rolling_friction": 0.01, "torsional_friction": 0.002}])
+def test_the_inspector_shows_the_material_values_in_force(mat):
+    """The Inspector's material fields show what the engine uses (its defaults where the
+    file has none), not numbers of their own."""
+    from types import SimpleNamespace
+
+    from impulse.app.ui.inspector import MATERIAL_FIELDS, material_in_effect
+    from impulse.engine.contacts.system import material_of
+
+    shown = material_in_effect(mat)
+    assert list(shown) == list(MATERIAL_FIELDS)
+    assert tuple(shown.values()) == material_of(SimpleNamespace(material=mat))

@@ -8,6 +8,7 @@ from scipy.spatial.transform import Rotation
 from impulse.app.editor import EditBody, EditJoint, RenameBody, SetMotion
 from impulse.app.ui import widgets as W
 from impulse.app.ui.layout import place
+from impulse.engine.contacts.system import DEFAULT_MU
 
 SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
                 "box": (("size", "size"),),
@@ -45,17 +46,29 @@ def _shape_editor(app, name: str, spec: dict) -> None:
             app.run(EditBody(name, {"shape": {**shape, key: v}}))
 
 
+# material fields: (drag speed, upper bound); torsional and rolling friction are lengths in m
+MATERIAL_FIELDS = {"restitution": (0.01, 1.0), "static_friction": (0.01, 5.0),
+                   "dynamic_friction": (0.01, 5.0), "torsional_friction": (0.0001, 1.0),
+                   "rolling_friction": (0.0001, 1.0)}
+
+
+def material_in_effect(mat: dict) -> dict:
+    """The values the engine uses for a body's material entry (its defaults where the entry
+    has none: README "Contacts"), so the Inspector never shows a number that is not in force."""
+    mu_s = mat.get("static_friction", DEFAULT_MU)
+    return {"restitution": mat.get("restitution", 0.0), "static_friction": mu_s,
+            "dynamic_friction": mat.get("dynamic_friction", mu_s),
+            "torsional_friction": mat.get("torsional_friction", 0.0),
+            "rolling_friction": mat.get("rolling_friction", 0.0)}
+
+
 def _material_editor(app, name: str, spec: dict) -> None:
     mat = dict(spec.get("material", {}))
-    # (value shown when the file has none, drag speed, upper bound); torsional and rolling
-    # friction are lengths in m (README "Contacts")
-    fields = {"restitution": (0.2, 0.01, 1.0), "static_friction": (0.6, 0.01, 5.0),
-              "dynamic_friction": (0.5, 0.01, 5.0), "torsional_friction": (0.0, 0.0001, 1.0),
-              "rolling_friction": (0.0, 0.0001, 1.0)}
-    for key, (default, speed, hi) in fields.items():
+    shown = material_in_effect(mat)
+    for key, (speed, hi) in MATERIAL_FIELDS.items():
         lo = 0.0
-        commit, v = W.edit_float(key.replace("_", " "), f"{name}.mat.{key}",
-                                 mat.get(key, default), speed, lo, hi)
+        commit, v = W.edit_float(key.replace("_", " "), f"{name}.mat.{key}", shown[key],
+                                 speed, lo, hi)
         if commit:
             app.run(EditBody(name, {"material": {**mat, key: min(max(v, lo), hi)}}))
 
