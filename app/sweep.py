@@ -508,8 +508,7 @@ def run_one(payload, task):
 def _run(payload, task):
     """engine/cli.py's run_sim without its printing: the same loop and figures."""
     from impulse.engine import strict_json
-    from impulse.engine.cli import CHUNK_STEPS
-    from impulse.engine.metrics import RunTally
+    from impulse.engine.cli import problems_line, run_world
     from impulse.engine.scene import scene_to_world
     source = payload["source"]
     doc = variant_document(payload["doc"], task["assign"], task["seed"], payload["perturb"])
@@ -520,26 +519,21 @@ def _run(payload, task):
     steps = max(1, int(round(payload["duration"] / h)))
     times = sorted({t for m in metrics if m.kind == "energy_error_at" for t in m.times})
     marks = [(min(steps, int(round(t / h))), t) for t in times]
-    tally = RunTally(sum(world.energy()))
     energy_at = {t: 0.0 for s, t in marks if s == 0}
-    done = 0
-    while done < steps:
-        n = min(CHUNK_STEPS, steps - done)
-        result = world.run(n)
-        tally.add(result, world.settings.eps_pos, world.settings.eps_vel)
+    e0 = sum(world.energy())
+
+    def mark(result, done):
         for s, t in marks:
-            if done < s <= done + n:
-                energy_at[t] = float(result.energy[s - done]) - tally.e0
-        del result
-        done += n
+            if done < s <= done + len(result.energy) - 1:
+                energy_at[t] = float(result.energy[s - done]) - e0
+
+    tally = run_world(world, steps, on_part=mark if marks else None)
     summary = tally.summary(world, os.path.basename(source))
     row = _row_base(task)
     row["status"], row["error"] = "ok", None
     if world.problems:
-        more = len(world.problems) - 1
         row["status"] = "failed"
-        row["error"] = "diverged: " + world.problems[0].line() + (
-            f" (and {more} more bod{'ies' if more > 1 else 'y'})" if more else "")
+        row["error"] = "diverged: " + problems_line(world)
     elif summary["tolerance_unmet_steps"]:
         row["status"] = "unmet"
         row["error"] = (f"tolerances unmet in {summary['tolerance_unmet_steps']} of "

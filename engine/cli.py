@@ -132,7 +132,6 @@ def run_sim(args):
     """Run the scene; exit status EXIT_* (README: 3 a body went non-finite and was stopped,
     4 the run ended with tolerances unmet in some steps)."""
     from .durable import check_writable
-    from .metrics import RunTally
     if args.contact_columns and not args.trajectory:
         print("impulse sim: --contact-columns needs --trajectory", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -141,22 +140,14 @@ def run_sim(args):
     for path in (args.trajectory, args.save_state):
         if path:
             check_writable(path)
-    tally = RunTally(sum(world.energy()))
-    every = args.every if args.trajectory else 0
-    chunk = max(1, CHUNK_STEPS // every) * every if every else CHUNK_STEPS
     with (open_for_write(args.trajectory, newline="") if args.trajectory
           else contextlib.nullcontext()) as out:
-        trajectory = TrajectoryWriter(world, out, args.every, args.contact_columns) \
-            if out is not None else None
-        done = 0
-        while done < steps:
-            n = min(chunk, steps - done)
-            result = world.run(n, record_every=every)
-            tally.add(result, world.settings.eps_pos, world.settings.eps_vel)
-            if trajectory is not None:
-                trajectory.write(result, first=done == 0)
-            del result        # before the next part is allocated
-            done += n
+        if out is None:
+            tally = run_world(world, steps)
+        else:
+            trajectory = TrajectoryWriter(world, out, args.every, args.contact_columns)
+            tally = run_world(world, steps, args.every,
+                              lambda result, done: trajectory.write(result, first=done == 0))
     summary = tally.summary(world, os.path.basename(args.scene))
     if args.save_state:
         from .scene import save_scene
@@ -169,13 +160,37 @@ def run_sim(args):
     return _verdict(world, summary)
 
 
+def run_world(world, steps, every=0, on_part=None):
+    """The run loop of `impulse sim` and of each `impulse sweep` run: world.run in parts of
+    at most CHUNK_STEPS steps (a multiple of `every` where states are recorded), each part
+    tallied and handed to on_part(result, steps done before it) before it is freed (bounded
+    memory). Returns the RunTally."""
+    from .metrics import RunTally
+    tally = RunTally(sum(world.energy()))
+    chunk = max(1, CHUNK_STEPS // every) * every if every else CHUNK_STEPS
+    done = 0
+    while done < steps:
+        n = min(chunk, steps - done)
+        result = world.run(n, record_every=every)
+        tally.add(result, world.settings.eps_pos, world.settings.eps_vel)
+        if on_part is not None:
+            on_part(result, done)
+        del result            # before the next part is allocated
+        done += n
+    return tally
+
+
+def problems_line(world):
+    """The first stopped body's line, and how many more there are."""
+    more = len(world.problems) - 1
+    return world.problems[0].line() + (
+        f" (and {more} more bod{'ies' if more > 1 else 'y'})" if more else "")
+
+
 def _verdict(world, summary):
     """One line on stderr and the exit status for a finished run."""
     if world.problems:
-        more = len(world.problems) - 1
-        print(f"impulse sim: {world.problems[0].line()}"
-              + (f" (and {more} more bod{'ies' if more > 1 else 'y'})" if more else ""),
-              file=sys.stderr)
+        print(f"impulse sim: {problems_line(world)}", file=sys.stderr)
         return EXIT_NON_FINITE
     if summary["tolerance_unmet_steps"]:
         print(f"impulse sim: tolerances unmet in {summary['tolerance_unmet_steps']} of "
