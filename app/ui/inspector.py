@@ -1,6 +1,8 @@
 """Inspector: edit the selected body or joint live; every change is one editor command."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 from imgui_bundle import imgui
 from scipy.spatial.transform import Rotation
@@ -8,7 +10,7 @@ from scipy.spatial.transform import Rotation
 from impulse.app.editor import EditBody, EditJoint, RenameBody, SetMotion
 from impulse.app.ui import widgets as W
 from impulse.app.ui.layout import place
-from impulse.engine.contacts.system import DEFAULT_MU
+from impulse.engine.contacts.system import material_of
 
 SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
                 "box": (("size", "size"),),
@@ -55,11 +57,8 @@ MATERIAL_FIELDS = {"restitution": (0.01, 1.0), "static_friction": (0.01, 5.0),
 def material_in_effect(mat: dict) -> dict:
     """The values the engine uses for a body's material entry (its defaults where the entry
     has none: README "Contacts"), so the Inspector never shows a number that is not in force."""
-    mu_s = mat.get("static_friction", DEFAULT_MU)
-    return {"restitution": mat.get("restitution", 0.0), "static_friction": mu_s,
-            "dynamic_friction": mat.get("dynamic_friction", mu_s),
-            "torsional_friction": mat.get("torsional_friction", 0.0),
-            "rolling_friction": mat.get("rolling_friction", 0.0)}
+    # material_of reads a body model's `material`; its order is MATERIAL_FIELDS'
+    return dict(zip(MATERIAL_FIELDS, material_of(SimpleNamespace(material=mat)), strict=True))
 
 
 def _material_editor(app, name: str, spec: dict) -> None:
