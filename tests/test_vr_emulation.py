@@ -72,11 +72,19 @@ def mirror_pixel(app, world_point):
     return px, h - py
 
 
-def point_at(app, world_point):
-    """Move the X pointer onto the mirror window's image of a world point."""
+def aim(app, world_point) -> bool:
+    """Move the X pointer onto the mirror window's image of a world point, as the current
+    eye sees it (Monado's simulated head keeps turning, so the image moves between frames).
+    Returns True, for use inside pump_until predicates."""
     px, py = mirror_pixel(app, world_point)
     wx, wy = app.viewer.window.get_location()
     x("mousemove", str(int(round(wx + px))), str(int(round(wy + py))))
+    return True
+
+
+def point_at(app, world_point):
+    """The X pointer onto a world point's image, and two frames to take it in."""
+    aim(app, world_point)
     pump(app, 2)
 
 
@@ -203,10 +211,10 @@ def test_trigger_key_presses_the_wrist_button_under_the_pointer(app):
     button = button_centers(app.vr.vr.hands[LEFT].grip)[KEYS.index("play")]
     px, py = mirror_pixel(app, button)
     assert 0 < px < SIZE[0] and 0 < py < SIZE[1]     # the wrist menu is in the mirror
-    point_at(app, button)
-    assert app.vr.hovered_button == "play"
+    # the pointer follows the button's image while the simulated head turns
+    assert pump_until(app, lambda: aim(app, button) and app.vr.hovered_button == "play", 10)
     x("keydown", "t")
-    assert pump_until(app, lambda: loop.paused, 5)    # the button pressed: paused
+    assert pump_until(app, lambda: aim(app, button) and loop.paused, 5)   # pressed: paused
     assert app.vr.vr.hands[RIGHT].pressing
     pump(app, 3)
     assert loop.paused                                # once per press, not per frame
@@ -214,7 +222,7 @@ def test_trigger_key_presses_the_wrist_button_under_the_pointer(app):
     pump(app, 2)
     assert not app.vr.vr.hands[RIGHT].pressing
     x("keydown", "t")
-    assert pump_until(app, lambda: not loop.paused, 5)
+    assert pump_until(app, lambda: aim(app, button) and not loop.paused, 5)
     x("keyup", "t")
     pump(app)
 
