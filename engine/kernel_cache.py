@@ -17,7 +17,7 @@ from pathlib import Path
 ENGINE = Path(__file__).resolve().parent
 # engine folders and files that no kernel reaches: no numba in them, and only the command
 # line imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
-OUTSIDE_KERNELS = ("bench", "cli.py")
+OUTSIDE_KERNELS = ("bench", "cli.py", "formats")
 
 
 def source_hash() -> str:
