@@ -26,6 +26,7 @@ from impulse.app.gallery import SCENES
 from impulse.app.history import History
 from impulse.app.loop import FixedStepLoop
 from impulse.app.scene_view import SceneView
+from impulse.app.stats import ToleranceTally
 from impulse.engine import World, load_scene, save_scene
 from impulse.engine.scene import world_to_scene, write_document
 from impulse.engine.warmup import warm_interaction
@@ -60,6 +61,7 @@ class Session:
         self.step_hooks = []           # callables() before every step (on the stepping thread)
         self.batch_listeners = []      # callables() after every batch (UI thread, world idle)
         self.step_ms = 0.0             # wall time of the last step
+        self.tolerance = ToleranceTally()   # steps that missed eps_pos / eps_vel
         self._taken: list[dict] = []   # history states the running batch took
         self.problems_shown = 0        # world.problems already listed in the Problems window
         self._capture_initial()
@@ -94,6 +96,7 @@ class Session:
         t0 = time.perf_counter()
         self.world.step()
         self.step_ms = (time.perf_counter() - t0) * 1000.0
+        self.tolerance.add(self.world)
         state = self.history.take(self.world)
         if state is not None:
             self._taken.append(state)
@@ -143,6 +146,7 @@ class Session:
         self.loop.accumulator = 0.0
         self.history.clear()
         self.history.record(w, force=True)
+        self.tolerance.clear()
 
     # ------------------------------------------------------------ edits
     def _on_edit(self, cmd) -> None:

@@ -1,9 +1,12 @@
-"""Per-frame series for the Stats panel: energy, step cost, iterations, residuals."""
+"""Per-frame series for the Stats panel: energy, step cost, iterations, residuals; and the
+tally of every step that missed its tolerances."""
 from __future__ import annotations
 
 from collections import deque
 
 import numpy as np
+
+from impulse.engine.metrics import unmet_steps
 
 FIELDS = ("t", "kinetic", "potential", "total", "step_ms", "cycles", "pos_err", "vel_err",
           "halvings", "contacts")
@@ -34,3 +37,40 @@ class StatsSeries:
 
     def array(self, name: str) -> np.ndarray:
         return np.asarray(self.data[name], dtype=np.float64)
+
+
+class ToleranceTally:
+    """Every step since the scene was opened (or reset), not only each frame's last: how many
+    ended with a tolerance unmet (engine.metrics.unmet_steps: a joint gap above eps_pos, a
+    joint velocity error above eps_vel, or a loop stopped by its cycle cap or time budget),
+    and the worst errors those steps reached -- what `impulse sim` reports as
+    tolerance_unmet_steps. Added to on the stepping thread, read by the Stats panel."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.steps = 0
+        self.missed = 0
+        self.worst_pos = 0.0
+        self.worst_vel = 0.0
+        self.first_missed_t: float | None = None
+
+    def add(self, world) -> None:
+        row = world.stats[None, :]
+        settings = world.settings
+        self.steps += 1
+        if not unmet_steps(row, settings.eps_pos, settings.eps_vel)[0]:
+            return
+        s = world.last_step()
+        self.missed += 1
+        self.worst_pos = max(self.worst_pos, float(s["max_position_error"]))
+        self.worst_vel = max(self.worst_vel, float(s["max_velocity_error"]))
+        if self.first_missed_t is None:
+            self.first_missed_t = float(world.time)
+
+    def line(self) -> str:
+        if not self.missed:
+            return f"tolerances met in all {self.steps} steps"
+        return (f"tolerances missed in {self.missed} of {self.steps} steps: worst "
+                f"{self.worst_pos:.1e} m, {self.worst_vel:.1e} m/s")

@@ -76,6 +76,9 @@ def sim_parser(p=None):
     p.add_argument("--solver", choices=["iterative", "linear", "tree"], help="joint solver")
     p.add_argument("--eps-pos", type=positive(float), help="position tolerance Dmax [m]")
     p.add_argument("--eps-vel", type=positive(float), help="velocity tolerance Vmax [m/s]")
+    p.add_argument("--extrapolate", action="store_true",
+                   help="Schmitt sec. 8: each step from one step of h and two of h/2, "
+                        "extrapolated (third order; three steps' work)")
     p.add_argument("--set", type=_setting, action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting of the scene's `settings` (repeatable); VALUE is "
                         "JSON where it parses, else a string: --set gravity=[0,0,0]")
@@ -106,6 +109,8 @@ def _overrides(args):
     """The run's setting overrides as (option text, key, value): the named flags, then --set."""
     named = [(f"--{key.replace('_', '-')} {getattr(args, key)}", key, getattr(args, key))
              for key in ("h", "solver", "eps_pos", "eps_vel") if getattr(args, key) is not None]
+    if args.extrapolate:
+        named.append(("--extrapolate", "extrapolate", True))
     return named + args.set
 
 

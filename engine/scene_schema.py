@@ -210,6 +210,7 @@ SETTINGS = {
         "sleeping": {"type": "boolean"},
         "sleep_time": _num(0, 1e6),
         "sleep_speed": _num(0, SPEED),
+        "extrapolate": {"type": "boolean"},
     },
     "additionalProperties": False,
 }

@@ -31,6 +31,8 @@ class Settings:
     sleeping: bool = True                  # islands at rest sleep (engine/sleeping.py)
     sleep_time: float = 0.5                # [s] still this long before an island sleeps
     sleep_speed: float = 0.03              # [m/s] fastest point speed counted as still
+    extrapolate: bool = False              # Schmitt sec. 8: h and 2 x h/2, extrapolated
+                                           # (engine/extrapolation.py)
 
     def to_array(self, h_prev, time=0.0):
         a = np.zeros(S.S_SIZE)

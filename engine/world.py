@@ -13,7 +13,7 @@ from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
 from .handles import BodyId, Handles, JointId
 from .interaction import Drag, apply_drag
-from .joints import A_MOTOR
+from .joints import A_MOTOR, A_VMOTOR
 from .settings import Settings
 from .sleeping import Sleep, waking
 from .solvers import graph, iterative
@@ -187,9 +187,11 @@ class World(LiveEdits):
         return [float(coordinate_now(self.B, self.J, j, k)) for k in range(2)]
 
     def joint_motor_effort(self, name):
-        """Torque [N m] or force [N] the joint's motor applied to body B in the last step."""
+        """Torque [N m] or force [N] the joint's motor applied to body B in the last step
+        (its impulses of both stages over the step)."""
         h = self.h_prev or self.settings.h   # the last (sub)step, halvings included
-        return float(-self.J.acc[self.joint_index(name), A_MOTOR] / h)
+        acc = self.J.acc[self.joint_index(name)]
+        return float(-(acc[A_MOTOR] + acc[A_VMOTOR]) / h)
 
     def joint_anchor_world(self):
         """(m,2,3) world positions of both anchors of every joint (for gizmos)."""
@@ -217,6 +219,15 @@ class World(LiveEdits):
     MAX_TOI_EVENTS = 8   # sub-steps a step may be cut into at collision times
 
     def step(self):
+        """Advance by settings.h (with settings.extrapolate: Schmitt sec. 8's extrapolation
+        from one step of h and two of h/2, engine/extrapolation.py)."""
+        if self.settings.extrapolate:
+            from .extrapolation import extrapolated_step
+            extrapolated_step(self, self._plain_step)
+        else:
+            self._plain_step()
+
+    def _plain_step(self):
         """Advance by settings.h; statistics of the step in self.stats / self.last_step().
         Where a contact would bounce within the step, the kernel takes the step only up to
         that moment (Schmitt sec. 11's collision time, contacts.contact_time) and the rest
@@ -319,7 +330,7 @@ class World(LiveEdits):
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
         times = self.time + np.arange(rows) * record_every * self.settings.h
-        if self._has_contacts():
+        if self._has_contacts() or self.settings.extrapolate:
             wall = self._run_stepwise(steps, record_every, rec, stats, energy)
         else:
             start = self.get_state(), self.J.acc.copy()
@@ -352,7 +363,8 @@ class World(LiveEdits):
         return c.enabled and len(c.tables().shape_kind) >= 2
 
     def _run_stepwise(self, steps, record_every, rec, stats, energy):
-        """run() with contacts: detection is Python-side, so one step() per step."""
+        """run() with contacts (detection is Python-side) or extrapolation: one step() per
+        step."""
         import time as _time
         energy[0] = sum(self.energy())
         if rec[0].shape[0]:

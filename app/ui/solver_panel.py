@@ -48,6 +48,13 @@ def draw_solver_panel(app) -> None:
         commit, v = W.edit_int("max halvings", "set.halvings", s.max_halvings, 0, 12)
         if commit:
             changes["max_halvings"] = min(max(v, 0), 12)
+        commit, v = W.checkbox("extrapolate", s.extrapolate)
+        W.record_rect("solver.extrapolate")
+        if commit:
+            changes["extrapolate"] = v
+        W.help_marker("Schmitt sec. 8: each step taken once with h and as two halves, "
+                      "extrapolated (third order, three steps' work; steps with contacts "
+                      "keep the halves)")
         commit, v = W.combo("spring mode", s.spring_mode, ["approximate", "iterated"])
         if commit:
             changes["spring_mode"] = v

@@ -58,6 +58,17 @@ def draw_stats_panel(app) -> None:
                        f"{' (thread)' if loop.threaded else ''}")
         imgui.text(f"step {app.session.step_ms:.3f} ms  cycles {last.get('cycles', 0)}")
         imgui.text(f"halvings {last.get('halvings', 0)}  contacts {last.get('contacts', 0)}")
+        tally = app.session.tolerance
+        if tally.missed:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.7, 0.3, 1.0), tally.line())
+        else:
+            imgui.text(tally.line())
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("every step since the scene was opened or reset: a step misses "
+                              "when a joint gap stays above eps_pos or a joint velocity error "
+                              "above eps_vel, or its loop stopped on the cycle cap or time "
+                              "budget (Solver panel: more cycles, a smaller h, or the tree "
+                              "solver)")
         imgui.text(f"awake {last.get('awake_bodies', 0)}  asleep "
                    f"{last.get('asleep_bodies', 0)}  islands {last.get('islands', 0)}")
         if imgui.is_item_hovered():

@@ -32,7 +32,10 @@ COORDS = {BALL: (COORD_NONE, COORD_NONE), HINGE: (COORD_ANGLE_X, COORD_NONE),
 MOTOR_NONE, MOTOR_VELOCITY, MOTOR_POSITION = range(3)
 
 # Accumulated row impulses of the current step (Joints.acc): position stage, velocity stage
-# (A_SAT, A_BOUND: the motor row's saturation inside the tree solve, joints/jacobian.py)
+# (A_SAT, A_BOUND: the motor row's saturation inside the tree solve, joints/jacobian.py;
+# A_VMOTOR: the motor's velocity-stage impulse; A_RATE_GOAL, A_GOAL, A_KEFF, A_H: what the
+# position stage's motor row left for it -- the rate wanted at t + h, the servo's target at
+# t + h, its effective row mass and the step h it ran with)
 A_LO1, A_HI1, A_LO2, A_HI2, A_MOTOR, A_VLO1, A_VHI1, A_VLO2, A_VHI2, A_SERVO_MODE, A_SAT, \
-    A_BOUND, A_SIZE = range(13)
+    A_BOUND, A_VMOTOR, A_RATE_GOAL, A_GOAL, A_KEFF, A_H, A_SIZE = range(18)
 SERVO_UNDECIDED, SERVO_DEADBEAT, SERVO_PROFILE = 0.0, 1.0, 2.0

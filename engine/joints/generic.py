@@ -28,20 +28,26 @@ from numba import njit
 from ..impulses import add_k_matrix_of, dynamic, ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
 from . import (
+    A_GOAL,
+    A_H,
     A_HI1,
     A_HI2,
+    A_KEFF,
     A_LO1,
     A_LO2,
     A_MOTOR,
+    A_RATE_GOAL,
     A_SERVO_MODE,
     A_VHI1,
     A_VHI2,
     A_VLO1,
     A_VLO2,
+    A_VMOTOR,
     COORD_ANGLE_B_Y,
     COORD_ANGLE_X,
     COORD_NONE,
     COORD_OFFSET_X,
+    MOTOR_POSITION,
     MOTOR_VELOCITY,
     P_BRAKE,
     P_COORD1,
@@ -396,15 +402,131 @@ def _limit(J, j, which):
         J.param[j, P_HI1 if which == 0 else P_HI2]
 
 
+# ---- the motor row's effective mass ------------------------------------------------------
+# K of the joint's locked rows and its motor row m together, K = G M^-1 G^T over both bodies
+# (G: the rows' Jacobians; a linear row x at the arms r_a, r_b is -[x, r_a x x] on A and
+# [x, r_b x x] on B, an angular row w is -[0, w] on A and [0, w] on B). The coordinate's
+# response to an impulse along the motor row, once the locks have taken their share, is
+# k_eff = 1 / [K^-1]_mm = the Schur complement K_mm - K_ml K_ll^-1 K_lm. For a lever on a
+# hinge it is 1 / (I_c + m d^2), where the row alone (k = w^T L w) sees 1 / I_c. Rotational
+# locks are taken along A's frame axes (exact for the hinge's and the fixed joint's rows, a
+# first-order stand-in for the universal's u x v). K lives flat in s[6..11] (7 x 7 <= 54).
+
+@njit(cache=True, **NO_REFCOUNT)
+def _kat(r, c):
+    i = r * 7 + c
+    return 6 + i // 9, (i % 9) // 3, i % 3
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _row_of(s, r, nt, nr, motor_linear, wx, wy, wz):
+    """(linear?, direction) of row r: nt translational locks (s[0]), nr rotational locks
+    (s[2]), then the motor row."""
+    if r < nt:
+        return True, s[0, r, 0], s[0, r, 1], s[0, r, 2]
+    if r < nt + nr:
+        q = r - nt
+        return False, s[2, q, 0], s[2, q, 1], s[2, q, 2]
+    return motor_linear, wx, wy, wz
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def _k_entry(B, J, j, s, r, c, nt, nr, motor_linear, wx, wy, wz):
+    lr, xr, yr, zr = _row_of(s, r, nt, nr, motor_linear, wx, wy, wz)
+    lc, xc, yc, zc = _row_of(s, c, nt, nr, motor_linear, wx, wy, wz)
+    v = 0.0
+    for side in range(2):
+        b = J.body[j, side]
+        if b < 0 or not dynamic(B.static, b):
+            continue
+        ax, ay, az = s[3, side, 0], s[3, side, 1], s[3, side, 2]
+        if lr:
+            ur = cross(ax, ay, az, xr, yr, zr)
+        else:
+            ur = (xr, yr, zr)
+        if lc:
+            uc = cross(ax, ay, az, xc, yc, zc)
+        else:
+            uc = (xc, yc, zc)
+        if lr and lc:
+            v += B.inv_mass[b] * dot(xr, yr, zr, xc, yc, zc)
+        v += quad(B.inv_inertia_w[b], ur[0], ur[1], ur[2], uc[0], uc[1], uc[2])
+    return v
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s):
+    """k_eff of the motor row (see above); k (the row alone) where nothing is locked or the
+    locked rows are dependent."""
+    tmask = int(J.param[j, P_TLOCK])
+    rmask = int(J.param[j, P_RLOCK])
+    nt = _locked_axes(B, J, j, tmask, False, s[0])
+    nr = _locked_axes(B, J, j, rmask, False, s[2])
+    if nt + nr == 0:
+        return k
+    _arms(B, J, j, tmask == 7, s[3, 0], s[3, 1])
+    linear = ctype == COORD_OFFSET_X
+    n = nt + nr + 1
+    for r in range(n):
+        for c in range(r, n):
+            v = _k_entry(B, J, j, s, r, c, nt, nr, linear, wx, wy, wz)
+            a = _kat(r, c)
+            s[a[0], a[1], a[2]] = v
+            a = _kat(c, r)
+            s[a[0], a[1], a[2]] = v
+    # Gaussian elimination of the locked rows (K is symmetric positive semi-definite);
+    # a row whose pivot has vanished depends on the earlier ones and is left out
+    m = n - 1
+    for p in range(m):
+        a = _kat(p, p)
+        piv = s[a[0], a[1], a[2]]
+        if piv <= 1e-12 * k:
+            continue
+        for r in range(p + 1, n):
+            a = _kat(r, p)
+            f = s[a[0], a[1], a[2]] / piv
+            if f == 0.0:
+                continue
+            for c in range(p + 1, n):
+                a = _kat(r, c)
+                b = _kat(p, c)
+                s[a[0], a[1], a[2]] -= f * s[b[0], b[1], b[2]]
+    a = _kat(m, m)
+    keff = s[a[0], a[1], a[2]]
+    return keff if 0.0 < keff <= k * (1.0 + 1e-9) else k
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def stopping_speed(a, h, d):
+    """The largest rate from which a deceleration a, applied from the next step on, stops
+    within distance d when this step moves rate*h first: rate h + rate^2 / (2 a) = d."""
+    return -a * h + np.sqrt(a * a * h * h + 2.0 * a * d)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def motor_cap(J, j, h):
+    """The impulse the motor row may take in the position stage: T_max h, or half of it for
+    a servo on its profile (the other half is the velocity stage's, so a servo at full
+    torque acts as a constant torque over the step: half its impulse at t, half at t + h,
+    as the look-ahead integrates gravity)."""
+    if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
+        return 0.5 * J.param[j, P_MAX] * h
+    return J.param[j, P_MAX] * h
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def motor_change(B, J, j, h, t, s):
     """The motor row of joint j: (coordinate type, k, wanted change of the coordinate's rate,
     row direction); k = 0 when there is no motor row (or it moves nothing).
     velocity motor: the target rate minus the rate;
-    servo: reach the target at t + h (deadbeat on the look-ahead) when the torque allows it
-    in this step; from farther away, never approach faster than the speed from which half
-    the maximum torque still stops it in time: |rate| <= sqrt(2 a |goal - phi|) with
-    a = T_max k / 2."""
+    servo (a = T_max k_eff, k_eff the row's effective mass through the joint's locks):
+    deadbeat -- reach the target at t + h -- when that change and the removal of the rate
+    it arrives with (the velocity stage's part) fit in this step's a h; else the profile:
+    never approach faster than the speed from which half the torque stops it in time,
+    stopping_speed(a / 2, h, |goal - phi|), with half the budget in each stage.
+    The regime, the velocity stage's goals and the budget are set at the step's first
+    visit (J.acc[j, A_SERVO_MODE] ...) and kept for the step, so the row stays one smooth
+    function during the iteration."""
     mode = int(J.param[j, P_MOTOR])
     ctype = int(J.param[j, P_COORD1])
     if mode == 0 or ctype == COORD_NONE:
@@ -414,7 +536,13 @@ def motor_change(B, J, j, h, t, s):
         k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
         if k <= 0.0:
             return ctype, 0.0, 0.0, wx, wy, wz
-        return ctype, k, target_at(J, j, t) - _rate(B, J, j, ctype, wx, wy, wz, s), wx, wy, wz
+        goal_rate = target_at(J, j, t)
+        if J.acc[j, A_SERVO_MODE] == SERVO_UNDECIDED:
+            J.acc[j, A_SERVO_MODE] = SERVO_DEADBEAT
+            J.acc[j, A_RATE_GOAL] = target_at(J, j, t + h)
+            J.acc[j, A_H] = h
+            J.acc[j, A_KEFF] = k
+        return ctype, k, goal_rate - _rate(B, J, j, ctype, wx, wy, wz, s), wx, wy, wz
     ahead, wx, wy, wz = coordinate(B, J, j, ctype, True)
     now = coordinate(B, J, j, ctype, False)[0]
     k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
@@ -423,15 +551,48 @@ def motor_change(B, J, j, h, t, s):
     goal = target_at(J, j, t + h)
     rate = _rate(B, J, j, ctype, wx, wy, wz, s)
     change = (goal - ahead) / h
-    # the regime is chosen at the step's first visit and kept for the step, so the row
-    # stays one smooth function during the iteration
     if J.acc[j, A_SERVO_MODE] == SERVO_UNDECIDED:
-        J.acc[j, A_SERVO_MODE] = SERVO_PROFILE \
-            if abs(change) > J.param[j, P_MAX] * k * h else SERVO_DEADBEAT
+        keff = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
+        goal_rate = (target_at(J, j, t + 2.0 * h) - goal) / h
+        budget = J.param[j, P_MAX] * keff * h
+        dead = abs(change) + abs(rate + change - goal_rate) <= budget
+        J.acc[j, A_SERVO_MODE] = SERVO_DEADBEAT if dead else SERVO_PROFILE
+        J.acc[j, A_RATE_GOAL] = goal_rate
+        J.acc[j, A_GOAL] = goal
+        J.acc[j, A_KEFF] = keff
+        J.acc[j, A_H] = h
     if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
-        vmax = np.sqrt(J.param[j, P_MAX] * k * abs(goal - now))
+        vmax = stopping_speed(0.5 * J.param[j, P_MAX] * J.acc[j, A_KEFF], h, abs(goal - now))
         change = min(vmax, max(-vmax, rate + change)) - rate
     return ctype, k, change, wx, wy, wz
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def motor_velocity_row(B, J, j, eps, s):
+    """P-step 4 for the motor: bring the coordinate's rate at t + h to the rate the position
+    stage left as its goal (a velocity motor's target; a deadbeat servo's target rate; on
+    the profile, the stopping speed toward the goal from where the body now is), within
+    what is left of the step's budget: |position + velocity stage impulse| <= T_max h.
+    Returns whether it applied an impulse (the row is no constraint: no error of its own)."""
+    mode = J.acc[j, A_SERVO_MODE]
+    if mode == SERVO_UNDECIDED or int(J.param[j, P_MOTOR]) == 0:
+        return False
+    ctype = int(J.param[j, P_COORD1])
+    phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
+    k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
+    if k <= 0.0:
+        return False
+    want = J.acc[j, A_RATE_GOAL]
+    if int(J.param[j, P_MOTOR]) == MOTOR_POSITION and mode == SERVO_PROFILE:
+        d = J.acc[j, A_GOAL] - phi
+        v = stopping_speed(0.5 * J.param[j, P_MAX] * J.acc[j, A_KEFF], J.acc[j, A_H],
+                           abs(d))
+        want = v if d >= 0.0 else -v
+    rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+    cap, used = J.param[j, P_MAX] * J.acc[j, A_H], J.acc[j, A_MOTOR]
+    eff = _accumulate(B, J, j, A_VMOTOR, (rate - want) / k, -cap - used, cap - used, ctype,
+                      wx, wy, wz, k, 1.0, eps, s)
+    return eff > 0.0
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -463,7 +624,7 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
     if motor:
         ctype, k, change, wx, wy, wz = motor_change(B, J, j, h, t, s)
         if k > 0.0:
-            cap = J.param[j, P_MAX] * h
+            cap = motor_cap(J, j, h)
             eff = _accumulate(B, J, j, A_MOTOR, -change / k, -cap, cap, ctype, wx, wy, wz, k,
                               h, eps, s)
             corrected = corrected or eff > 0.0
@@ -494,6 +655,8 @@ def limit_velocity_rows(B, J, j, eps, s):
                         ctype, wx, wy, wz, k, 1.0, eps, s)
             err = max(err, rate)
             corrected = True
+    if motor_velocity_row(B, J, j, eps, s):
+        corrected = True
     return err, corrected
 
 

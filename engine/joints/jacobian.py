@@ -15,7 +15,7 @@ predicted axes of the same rows):
     (B's anchor; on A its anchor when the point is fully fixed, else the place of B's);
   rotational locks: 3 locked: the world axes; 2 locked (common axis k): A's other two axes;
     1 locked (universal): unit(u x v);
-  the motor or servo row, while its accumulated impulse stays inside +-T_max h: A's x axis
+  the motor or servo row, while its impulse stays inside +-generic.motor_cap: A's x axis
     (an angle, rotational) or along it at the translational arms (an offset). Its coordinate
     rate is -c_k, so the wanted change of c_k is minus the wanted change of the rate
     (generic.motor_change).
@@ -35,7 +35,6 @@ from . import (
     COORD_NONE,
     COORD_OFFSET_X,
     P_COORD1,
-    P_MAX,
     P_MOTOR,
     P_RLOCK,
     P_TLOCK,
@@ -46,6 +45,7 @@ from .generic import (
     _point,
     _rotation_error,
     coordinate,
+    motor_cap,
     motor_change,
     rotation_row_errors,
 )
@@ -62,7 +62,7 @@ def has_motor(J, j):
 def motor_in_solve(J, j, position_stage):
     """The motor row is a row of the solve in the position stage while it is not saturated.
     J.acc[j, A_SAT]: 0 never saturated this step, +k saturated for the k-th time (out of the
-    solve; its accumulated impulse is brought to and held at A_BOUND T_max h, A_BOUND = +-1,
+    solve; its accumulated impulse is brought to and held at A_BOUND cap, A_BOUND = +-1,
     as a known impulse of the solve), -k back in after k times."""
     return position_stage and has_motor(J, j) and J.acc[j, A_SAT] <= 0.0
 
@@ -73,7 +73,7 @@ def motor_wants_back(B, J, j, h, t, eps, s):
     its torque limit (and would move its coordinate by eps or more over h); at most twice
     per step, so the set of rows cannot cycle. Returns whether it re-entered."""
     sat = J.acc[j, A_SAT]
-    if sat <= 0.0 or sat >= 3.0 or J.acc[j, A_MOTOR] != J.acc[j, A_BOUND] * J.param[j, P_MAX] * h:
+    if sat <= 0.0 or sat >= 3.0 or J.acc[j, A_MOTOR] != J.acc[j, A_BOUND] * motor_cap(J, j, h):
         return False
     k, change = motor_change(B, J, j, h, t, s)[1:3]
     if k <= 0.0 or abs(change) * h < eps:
@@ -140,7 +140,7 @@ def _ang_row(g, n, x, y, z):
 @njit(cache=True, **NO_REFCOUNT)
 def build_rows(B, J, j, motor_in, g, s):
     """Rows of joint j at time t into g (2, 6, 6): (row count, index of the motor row or
-    -1). s: scratch (6, 3, 3)."""
+    -1). s: scratch (12, 3, 3)."""
     for side in range(2):
         for r in range(6):
             for c in range(6):

@@ -3,6 +3,9 @@ global block system over all ball joints) and tree (Baraff's O(n) factorisation)
 settings[S_SOLVER] is the index into SOLVERS."""
 SOLVERS = ("iterative", "linear", "tree")
 
-# The correction iteration diverges when its largest error (above eps) rises this many
-# rounds/cycles in a row; single rises are normal Gauss-Seidel behaviour (solvers share it).
-GROWING_CYCLES = 3
+# The correction iteration diverges when the largest error of a block of BLOCK rounds/cycles
+# grows past GROWTH times the block before's, GROWING_BLOCKS blocks in a row (stopping.py;
+# the solvers share it).
+BLOCK = 5
+GROWTH = 2.0
+GROWING_BLOCKS = 2

@@ -8,7 +8,7 @@ The stages it drives (Schmitt sec. 5-6, design.md sec. 2):
     look-ahead and, if the error is >= eps_pos, apply the correcting impulse at t. Stop when
     a full cycle needed no correction, or on the iteration cap / time budget (anytime: the
     best state so far is used and the residual reported). If the largest error of a cycle
-    grows instead of shrinking (or is not finite), the iteration diverges: restore the
+    grows instead of shrinking (stopping.py; or is not finite), the iteration diverges: restore the
     velocities, halve h and do the step as two halves (recursively, up to max_halvings);
  3. P-step 3: advance every body ballistically;
  4. P-step 4 (optional): velocity correction at t + h until every |du| <= eps_vel (contacts:
@@ -50,7 +50,7 @@ from ..state import (
     T_VEL_IMPULSES,
     T_VEL_RESIDUAL,
 )
-from .stopping import capped_ok, diverging, out_of_time, past_deadline, rising_sweeps
+from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -112,7 +112,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     in_cycle = 0
     cycles = 0
     cycle_max = 0.0
-    prev_max = np.inf
+    block_max, prev_block = 0.0, np.inf
     rising = 0
     ok = True
     dirty = False       # corrections since the contacts' last look-ahead snapshot
@@ -185,11 +185,11 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             cycles += 1
             # (while contacts still push, joint errors may rise: not counted)
             settled = cycles > contact_cycles or items == m_sp
-            rising = rising_sweeps(rising, settled, cycle_max, prev_max, eps)
+            rising, block_max, prev_block = growth(rising, block_max, prev_block, cycles, settled,
+                                                         cycle_max, eps)
             if may_abort and diverging(cycle_max, rising):
                 ok = False
                 break
-            prev_max = cycle_max
             cycle_max = 0.0
             in_cycle = 0
             if out_of_time(t0, budget, stats):

@@ -10,7 +10,7 @@ Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
   3. stop if every global error < eps_pos and step 1 corrected nothing; otherwise solve the
      global system K p = d/h (linear.py) or Baraff's tree system (tree.py) and apply it.
   Motor rows (tree solver) are an active set: a solve that would take a motor's accumulated
-  impulse past +-T_max h is not applied; that motor leaves the solve (refactor without its
+  impulse past +-generic.motor_cap is not applied; that motor leaves the solve (refactor without its
   row) and its impulse is brought to the limit as a known impulse of the next solves, until
   the change it wants points back inside the limit (at most twice per step).
   The matrix depends only on the arms and inertias at t, so it is factored once per time
@@ -35,7 +35,7 @@ from ..contacts import rows as contact_rows
 from ..contacts import solve as contacts
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
-from ..joints import A_BOUND, A_MOTOR, A_SAT, BALL, P_MAX, dispatch, generic, jacobian, spring
+from ..joints import A_BOUND, A_MOTOR, A_SAT, BALL, dispatch, generic, jacobian, spring
 from ..joints.ball import position_error
 from ..state import (
     S_BUDGET_NS,
@@ -56,7 +56,7 @@ from ..state import (
 )
 from . import contact_tree, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
-from .stopping import capped_ok, diverging, out_of_time, past_deadline, rising_sweeps
+from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -98,7 +98,7 @@ def _tree_rows_same(J, W, position_stage, copy):
 @njit(cache=True, **NO_REFCOUNT)
 def ensure_factor(B, J, W, solver, position_stage, s):
     """Factor for the current configuration (and, for the tree, the current rows) unless
-    that is already done. Returns ok. s: scratch (6, 3, 3)."""
+    that is already done. Returns ok. s: scratch (12, 3, 3)."""
     n = B.pos.shape[0]
     fm = W.fact_mass
     same = W.fact_kind[0] == solver and _same_or_copy(B.rot, W.fact_rot, False) \
@@ -158,8 +158,8 @@ def _tree_rhs(B, J, W, j, h, t, velocity, s):
 @njit(cache=True, **NO_REFCOUNT)
 def _tree_solve_apply(B, J, W, h, position_stage, s):
     """The tree solve with the motors as an active set. A saturated motor's impulse is
-    brought to its bound A_BOUND T_max h as a known impulse of the solve (x_b). If a motor
-    row of the solve would take its accumulated impulse past +-T_max h, nothing is applied:
+    brought to its bound A_BOUND cap as a known impulse of the solve (x_b). If a motor
+    row of the solve would take its accumulated impulse past +-cap, nothing is applied:
     that motor is marked saturated at that side and the caller refactors and solves again.
     Returns whether the solve was applied."""
     tree.clear_loads(W)
@@ -168,7 +168,7 @@ def _tree_solve_apply(B, J, W, h, position_stage, s):
         for q in range(free.shape[0]):
             j = free[q]
             if J.acc[j, A_SAT] > 0.0:
-                lam = J.acc[j, A_BOUND] * J.param[j, P_MAX] * h - J.acc[j, A_MOTOR]
+                lam = J.acc[j, A_BOUND] * generic.motor_cap(J, j, h) - J.acc[j, A_MOTOR]
                 if lam != 0.0:
                     jacobian.add_motor_load(B, J, j, lam, W.tr_xb, s)
     tree.solve(W, J.body)
@@ -180,7 +180,7 @@ def _tree_solve_apply(B, J, W, h, position_stage, s):
             r = W.tr_motor[j]
             if r < 0:
                 continue
-            cap = J.param[j, P_MAX] * h
+            cap = generic.motor_cap(J, j, h)
             acc = J.acc[j, A_MOTOR] + W.tr_zj[j, r]
             if abs(acc) > cap:
                 J.acc[j, A_SAT] = abs(J.acc[j, A_SAT]) + 1.0
@@ -195,7 +195,7 @@ def _tree_solve_apply(B, J, W, h, position_stage, s):
             if W.tr_motor[j] >= 0:
                 J.acc[j, A_MOTOR] += W.tr_zj[j, W.tr_motor[j]]
             elif J.acc[j, A_SAT] > 0.0:
-                J.acc[j, A_MOTOR] = J.acc[j, A_BOUND] * J.param[j, P_MAX] * h
+                J.acc[j, A_MOTOR] = J.acc[j, A_BOUND] * generic.motor_cap(J, j, h)
     return True
 
 
@@ -240,7 +240,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
     t0 = monotonic_ns()
     rounds = 0
     checks = 0
-    prev_max = np.inf
+    block_max, prev_block = 0.0, np.inf
     rising = 0
     active_set_changed = False
     refactor = True
@@ -280,7 +280,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                         corrected = True
                         active_set_changed = True
                     elif J.acc[j, A_SAT] > 0.0 and J.acc[j, A_MOTOR] \
-                            != J.acc[j, A_BOUND] * J.param[j, P_MAX] * h:
+                            != J.acc[j, A_BOUND] * generic.motor_cap(J, j, h):
                         pending_load = True
                 elif kind[j] == BALL:
                     err, corrected = dispatch.correct_position(
@@ -344,13 +344,13 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
         # (a motor leaving or re-entering the solve moves the errors: not a divergence;
         # nor do joint errors that rise while the contacts still push)
         settled = (nc == 0 or rounds > contact_rounds) and not active_set_changed
-        rising = rising_sweeps(rising, settled, round_max, prev_max, eps)
+        rising, block_max, prev_block = growth(rising, block_max, prev_block, rounds + 1,
+                                                     settled, round_max, eps)
         refactor = active_set_changed
         active_set_changed = False
         if may_abort and diverging(round_max, rising):
             ok = False
             break
-        prev_max = round_max
         if rounds >= max_rounds:
             ok = capped_ok(may_abort, stats)
             break
@@ -373,7 +373,8 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     """P-step 4 at t + h: global solves of the relative joint velocities (Gauss-Seidel for
     the other joints, the tree joints' limits and, for contact_sweeps rounds or until
     monotonic_ns() passes deadline (0: none), the contacts in between) until every error
-    <= eps_vel or the cap. Motors are not rows of this stage."""
+    <= eps_vel or the cap. A motor's velocity row runs with its joint's limits
+    (generic.motor_velocity_row), outside the global solve."""
     glob = W.lin_joint if solver == LINEAR else W.tr_joint
     other = W.lin_other if solver == LINEAR else W.tr_other
     free = W.tr_free if solver != LINEAR else W.tr_free[:0]

@@ -3,8 +3,12 @@ cycles (solvers/iterative.py) and the global solvers' rounds (solvers/rounds.py)
 
 - Converged: a whole sweep needed no correction (each driver counts that itself).
 - Diverging (only where the step may still be halved): the largest error of a sweep is not
-  finite, or, once the contacts have settled, it rose above eps in GROWING_CYCLES sweeps in
-  a row; single rises are normal Gauss-Seidel behaviour.
+  finite, or, once the contacts have settled, the largest error of each block of BLOCK
+  sweeps grew past GROWTH times the block before's (and eps) in GROWING_BLOCKS blocks in a
+  row. Closed loops and floating chains converge slowly, with bumps from sweep to sweep and
+  single sweeps far below the rest (slider_crank: 7e-4 -> 1.3e-3 -> ... -> 1e-6 in 150
+  sweeps); counting three rising sweeps in a row as divergence halved 37 % of its steps
+  (issue 22). A block's maximum follows the trend, not the bumps.
 - Capped: the sweep cap was reached; where the step may still be halved that counts as
   diverging, else the loop ends there and the step records a budget stop.
 - Out of time: the position loop's time budget from its own start, or the step's deadline
@@ -16,18 +20,26 @@ from numba import njit
 from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
 from ..state import T_BUDGET_HIT
-from . import GROWING_CYCLES
+from . import BLOCK, GROWING_BLOCKS, GROWTH
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def rising_sweeps(rising, settled, sweep_max, prev_max, eps):
-    """The count of sweeps in a row whose largest error (above eps) rose, after this one."""
-    return rising + 1 if (settled and sweep_max > prev_max and sweep_max >= eps) else 0
+def growth(rising, block_max, prev_block, sweeps, settled, sweep_max, eps):
+    """The divergence trend, block by block: the largest error of each BLOCK sweeps (once
+    settled) against the block before. Returns (rising, block_max, prev_block): rising
+    counts the blocks in a row that grew past GROWTH times the one before (and eps)."""
+    if not settled:
+        return 0, 0.0, np.inf
+    block_max = max(block_max, sweep_max)
+    if sweeps % BLOCK != 0:
+        return rising, block_max, prev_block
+    grew = block_max > GROWTH * max(prev_block, eps) if np.isfinite(prev_block) else False
+    return (rising + 1 if grew else 0), 0.0, block_max
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def diverging(sweep_max, rising):
-    return not np.isfinite(sweep_max) or rising >= GROWING_CYCLES
+    return not np.isfinite(sweep_max) or rising >= GROWING_BLOCKS
 
 
 @njit(cache=True, **NO_REFCOUNT)
