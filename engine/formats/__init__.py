@@ -2,4 +2,40 @@
 
 No numba here and no kernel imports this package (tests/test_kernel_cache.py), so it is
 left out of the kernel cache's key: editing an importer compiles nothing.
+
+    load.py     read a file with MuJoCo's compiler (URDF: package:// paths, compiler options)
+    convert.py  the compiled model -> our scene document; what is not mapped, by kind
+    geoms.py    collision geoms -> shapes (meshes -> convex hulls)
+    decompose.py  concave meshes -> convex parts (CoACD), cached in the user cache folder
+    frames.py   MuJoCo's Z up -> our Y up
+    errors.py   one-line errors; the optional `import` extra
+
+The importers need the `import` extra (mujoco; coacd for --decompose):
+pip install 'impulse[import]'.
 """
+MODEL_SUFFIXES = (".urdf", ".xml", ".mjcf")
+
+
+def is_model_file(path):
+    """Whether `path` names a URDF or MJCF file (by its extension)."""
+    return str(path).lower().endswith(MODEL_SUFFIXES)
+
+
+def convert_file(path, actuators=True, decompose=False, keyframe=None):
+    """Imported (doc, unmapped kinds, counts, seconds) of a URDF or MJCF file; ModelError
+    (a SceneError: one line naming the file and element) for a bad file. `decompose`:
+    concave meshes split into convex parts (CoACD, cached) instead of one hull each;
+    `keyframe`: start in that MJCF keyframe's pose, its controls the servos' targets."""
+    from .convert import convert_file as convert
+    return convert(path, actuators=actuators, decompose=decompose, keyframe=keyframe)
+
+
+def load_model_world(path):
+    """A World from a URDF or MJCF file, its source noted in world.meta["source"] (it has
+    no scene file of its own: "path" stays unset, so saving asks for a name)."""
+    from ..scene import scene_to_world
+    imported = convert_file(path)
+    world = scene_to_world(imported.doc, str(path))
+    world.meta["source"] = str(path)
+    world.meta["unmapped"] = imported.unmapped.lines()
+    return world
