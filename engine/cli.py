@@ -292,6 +292,8 @@ examples:
   impulse convert robot.urdf robot.json       a URDF (ROS, PyBullet) as a scene file
   impulse convert scene.xml scene.json        an MJCF model (MuJoCo, Menagerie)
   impulse convert arm.urdf arm.json --no-actuators
+  impulse convert a1.urdf a1.json --floating --servos --ground \\
+      --pose FR_upper_joint=0.8 --pose FR_lower_joint=-1.6 ...   a quadruped standing
 
 What has no counterpart in the scene format (visual meshes, torque inputs, armature,
 tendons, ...) is listed in one warning per kind and in the scene's description, which also
@@ -315,6 +317,15 @@ def convert_parser(p=None):
                    help="leave the actuators out (an unactuated model)")
     p.add_argument("--keyframe", metavar="NAME",
                    help="start in this MJCF keyframe's pose, its controls as servo targets")
+    p.add_argument("--pose", type=_setting, action="append", default=[], metavar="JOINT=VALUE",
+                   help="start with this hinge (rad) or slider (m) at VALUE (repeatable)")
+    p.add_argument("--floating", action="store_true",
+                   help="URDF: the root link moves freely (URDF roots are fixed to the world)")
+    p.add_argument("--servos", action="store_true",
+                   help="hold every hinge and slider without an actuator with a position servo "
+                        "at its starting value, capped at its effort limit")
+    p.add_argument("--ground", action="store_true",
+                   help="add a floor under the model's lowest point (URDF files have none)")
     p.add_argument("--decompose", action="store_true",
                    help="split concave collision meshes into convex parts (CoACD; cached in "
                         "the user cache folder) instead of one convex hull each")
@@ -329,8 +340,15 @@ def run_convert(args):
     from .formats import convert_file
     from .scene import scene_to_world
     check_writable(args.out)
+    pose = {}
+    for option, key, value in args.pose:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            print(f"impulse convert: {option}: VALUE must be a number", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        pose[key] = value
     imported = convert_file(args.model, actuators=not args.no_actuators,
-                            decompose=args.decompose, keyframe=args.keyframe)
+                            decompose=args.decompose, keyframe=args.keyframe, pose=pose,
+                            floating=args.floating, servos=args.servos, ground=args.ground)
     scene_to_world(imported.doc, args.out)          # what we write must load
     write_file(args.out, strict_json.dumps(imported.doc, indent=1) + "\n")
     summary = {"source": args.model, "out": args.out, "kind": imported.kind,

@@ -21,13 +21,13 @@ def is_model_file(path):
     return str(path).lower().endswith(MODEL_SUFFIXES)
 
 
-def convert_file(path, actuators=True, decompose=False, keyframe=None):
+def convert_file(path, **options):
     """Imported (doc, unmapped kinds, counts, seconds) of a URDF or MJCF file; ModelError
-    (a SceneError: one line naming the file and element) for a bad file. `decompose`:
-    concave meshes split into convex parts (CoACD, cached) instead of one hull each;
-    `keyframe`: start in that MJCF keyframe's pose, its controls the servos' targets."""
+    (a SceneError: one line naming the file and element) for a bad file. Options
+    (engine/formats/convert.py): actuators, decompose (concave meshes -> convex parts,
+    CoACD, cached), keyframe, pose, floating (a URDF's root free), servos, ground."""
     from .convert import convert_file as convert
-    return convert(path, actuators=actuators, decompose=decompose, keyframe=keyframe)
+    return convert(path, **options)
 
 
 def load_model_world(path):

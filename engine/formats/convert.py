@@ -29,7 +29,7 @@ import numpy as np
 
 from ..scene_schema import FORCE, MASS, VERSION
 from .frames import UP, floats, quat
-from .geoms import MESH, PLANE, shape_entries
+from .geoms import BOX, CAPSULE, ELLIPSOID, MESH, PLANE, SPHERE, mesh_vertices, shape_entries
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,12 @@ EQ_CONNECT, EQ_WELD = 0, 1
 TRN_JOINT = 0
 GAIN_FIXED, BIAS_NONE, BIAS_AFFINE, DYN_NONE = 0, 0, 1, 0
 STATIC_NAME = "world_geoms"     # the world body's own geoms (floors): a fixed body
+# an imported robot's settings: the tree solver (jointed machines, servos on the ground
+# included), tight tolerances and 30 contact sweeps: a servo-held quadruped on its feet
+# stands within 5 mm at h = 1/60 (tests/test_import_stand.py; with the defaults 1e-5, 10
+# sweeps it hops and falls over)
+SETTINGS = {"solver": "tree", "eps_pos": 1e-7, "eps_vel": 1e-6, "contact_sweeps": 30,
+            "contact_tolerance": 1e-7}
 
 
 class Unmapped:
@@ -75,13 +81,16 @@ class Imported:
     seconds: float = 0.0               # parse + compile + convert
 
 
-def convert_file(path, actuators=True, decompose=False, keyframe=None):
+def convert_file(path, actuators=True, decompose=False, keyframe=None, floating=False,
+                 servos=False, ground=False, pose=None):
     """Read a URDF/MJCF file and convert it; one warning per unmapped kind is logged.
     `decompose`: meshes split into convex parts (CoACD, cached) instead of one hull;
-    `keyframe`: the name of the MJCF keyframe to start in (its qpos and ctrl)."""
+    `keyframe`: the name of the MJCF keyframe to start in (its qpos and ctrl); `pose`:
+    {hinge or slider name: value} (MuJoCo's coordinates: rad, m) on top of that; `floating`,
+    `servos`, `ground`: see load_model and model_to_scene."""
     from .load import load_model
     t0 = time.perf_counter()
-    model, kind = load_model(path)
+    model, kind = load_model(path, floating=floating)
     qpos = ctrl = None
     if keyframe is not None:
         import mujoco
@@ -90,11 +99,49 @@ def convert_file(path, actuators=True, decompose=False, keyframe=None):
             from .errors import ModelError
             raise ModelError(path, f"no keyframe named {keyframe!r}")
         qpos, ctrl = model.key_qpos[k], model.key_ctrl[k]
+    if pose:
+        qpos = _posed(model, path, model.qpos0 if qpos is None else qpos, pose)
     result = model_to_scene(model, path, kind, actuators=actuators, decompose=decompose,
-                            qpos=qpos, ctrl=ctrl)
+                            qpos=qpos, ctrl=ctrl, servos=servos, ground=ground)
     result.seconds = time.perf_counter() - t0
     result.unmapped.log(path)
     return result
+
+
+def _posed(model, path, qpos, pose):
+    """qpos with the named hinges and sliders set."""
+    import mujoco
+    q = np.array(qpos, dtype=np.float64)
+    for name, value in pose.items():
+        j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if j < 0 or model.jnt_type[j] not in (HINGE, SLIDE):
+            from .errors import ModelError
+            raise ModelError(path, f"--pose: no hinge or slide joint named {name!r}")
+        q[model.jnt_qposadr[j]] = float(value)
+    return q
+
+
+def lowest_point(m, d):
+    """The lowest height (MuJoCo's z) of the moving bodies' collision geometry."""
+    low = np.inf
+    for g in range(m.ngeom):
+        if m.geom_bodyid[g] == 0 or (m.geom_contype[g] == 0 and m.geom_conaffinity[g] == 0):
+            continue
+        c, R, size, kind = d.geom_xpos[g], d.geom_xmat[g].reshape(3, 3), m.geom_size[g], \
+            int(m.geom_type[g])
+        if kind == SPHERE:
+            z = c[2] - size[0]
+        elif kind == CAPSULE:
+            z = c[2] - abs(R[2, 2]) * size[1] - size[0]
+        elif kind == MESH:
+            z = np.min((mesh_vertices(m, g) @ R.T)[:, 2]) + c[2]
+        elif kind == PLANE:
+            continue
+        else:       # box, cylinder, ellipsoid: their bounding box's corners
+            half = size if kind in (BOX, ELLIPSOID) else np.array([size[0], size[0], size[1]])
+            z = c[2] - np.abs(R[2, :]) @ half
+        low = min(low, float(z))
+    return low if np.isfinite(low) else 0.0
 
 
 def _name(m, obj, i, prefix):
@@ -465,11 +512,14 @@ class _Builder:
 
 
 def model_to_scene(m, source, kind, actuators=True, decompose=False, qpos=None, ctrl=None,
-                   qvel=None):
+                   qvel=None, servos=False, ground=False):
     """Imported of a compiled MjModel. `actuators=False` leaves actuators out (an
     unactuated model); `decompose` splits meshes into convex parts; `qpos`, `qvel`: the
     starting state (default qpos0 at rest); `ctrl`: the actuators' controls (servo targets;
-    default 0)."""
+    default 0); `servos`: every hinge and slider without an actuator gets a position servo
+    holding its starting value, capped at the joint's actuator force range (URDF: its
+    effort limit; none: 1e9); `ground`: a fixed plane facing up under the lowest point of
+    the moving bodies' collision geometry, touching it (URDF files have no floor)."""
     b = _Builder(m, source, decompose, qpos, qvel)
     b.ctrl = np.zeros(m.nu) if ctrl is None else np.asarray(ctrl, dtype=np.float64)
     bodies = []
@@ -479,6 +529,18 @@ def model_to_scene(m, source, kind, actuators=True, decompose=False, qpos=None, 
             bodies.append(entry)
             b.emitted.add(g)
     actuated = b.actuators() if actuators else {}
+    if servos:
+        for j in range(m.njnt):
+            if j not in actuated and m.jnt_type[j] in (HINGE, SLIDE):
+                cap = float(np.max(np.abs(m.jnt_actfrcrange[j]))) if m.jnt_actfrclimited[j] \
+                    else FORCE
+                actuated[j] = ("servo", {"mode": "position", "target": 0.0,
+                                         "max_force": float(np.clip(cap, 1e-9, FORCE))})
+    if ground:
+        name = "ground" if "ground" not in b.names.values() else "ground_plane"
+        bodies.append({"name": name, "fixed": True, "shape": {"type": "plane"},
+                       "position": [0.0, lowest_point(m, b.d), 0.0],
+                       "color": [0.5, 0.5, 0.52]})
     joints = b.joints(actuated) + b.equalities()
     b.leftovers()
     b.counts["bodies"] = sum(1 for e in bodies if not e.get("fixed"))
@@ -487,8 +549,7 @@ def model_to_scene(m, source, kind, actuators=True, decompose=False, qpos=None, 
     doc = {"format": "impulse-scene", "version": VERSION,
            "name": os.path.splitext(os.path.basename(source))[0],
            "description": _note(source, kind, b.unmapped),
-           "settings": {"h": float(m.opt.timestep), "gravity": floats(gravity),
-                        "solver": "tree", "eps_pos": 1e-6, "eps_vel": 1e-5},
+           "settings": dict(SETTINGS, h=float(m.opt.timestep), gravity=floats(gravity)),
            "bodies": bodies, "joints": joints}
     pairs = b.excluded()
     if pairs:

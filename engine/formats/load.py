@@ -26,8 +26,10 @@ def model_kind(path):
                            "(MJCF)")
 
 
-def load_model(path):
-    """(mujoco.MjModel, kind) for a URDF or MJCF file. Raises ModelError (one line)."""
+def load_model(path, floating=False):
+    """(mujoco.MjModel, kind) for a URDF or MJCF file. Raises ModelError (one line).
+    `floating`: a URDF's root link gets a free joint (MuJoCo, like ROS, fixes it to the
+    world); MJCF files say so themselves."""
     mujoco = need("mujoco")
     if not os.path.isfile(path):
         raise ModelError(path, "no such file")
@@ -38,7 +40,14 @@ def load_model(path):
         with tempfile.TemporaryDirectory(prefix="impulse-urdf-") as tmp:
             copy = os.path.join(tmp, os.path.basename(path))
             _urdf_for_mujoco(path).write(copy, encoding="unicode")
-            return mujoco.MjModel.from_xml_path(copy), kind
+            if not floating:
+                return mujoco.MjModel.from_xml_path(copy), kind
+            spec = mujoco.MjSpec.from_file(copy)
+            root = spec.worldbody.first_body()
+            if root is None:
+                raise ModelError(path, "no link to set floating")
+            root.add_freejoint()
+            return spec.compile(), kind
     except ModelError:
         raise
     except ValueError as e:
