@@ -2,8 +2,9 @@
 
 plane, sphere, capsule, cylinder and box map one to one (MuJoCo's sizes are half sizes and
 its long axes local Z; ours are full sizes along local Y). A mesh becomes the convex hull of
-its vertices (MuJoCo collides with that hull too); an ellipsoid becomes a hull of points on
-its surface. Height fields and SDFs have no shape here: the caller's `unmapped` lists them.
+its vertices (MuJoCo collides with that hull too), thinned to at most 128 vertices; an
+ellipsoid becomes a hull of points on its surface. Height fields and SDFs have no shape
+here: the caller's `unmapped` lists them.
 """
 import numpy as np
 from scipy.spatial import ConvexHull
@@ -12,15 +13,47 @@ from ..scene_schema import SIZE
 from .frames import AXIS_Y_TO_Z, floats, quat
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
-MAX_HULL_POINTS = 10000      # the scene schema's bound
+MAX_HULL_VERTICES = 128      # a mesh's hull is thinned to this many vertices (farthest
+                             # points): collision and loading cost grow with the count
 
 
-def hull_points(points):
-    """The vertices of the convex hull of `points` (n,3); ValueError if they span no
-    volume."""
+def farthest_points(points, k):
+    """k of `points`, each the farthest from those taken before (the first: the farthest
+    from the centroid): a hull of them keeps the shape's extent."""
+    taken = [int(np.argmax(np.linalg.norm(points - points.mean(axis=0), axis=1)))]
+    dist = np.linalg.norm(points - points[taken[0]], axis=1)
+    for _ in range(k - 1):
+        taken.append(int(np.argmax(dist)))
+        dist = np.minimum(dist, np.linalg.norm(points - points[taken[-1]], axis=1))
+    return points[taken]
+
+
+def hull_points(points, max_vertices=None):
+    """The vertices of the convex hull of `points` (n,3), at most `max_vertices` of them
+    (farthest points; MAX_HULL_VERTICES by default), such that the engine can build its
+    polytope from them (engine/collision/polytope.py merges coplanar triangles into faces,
+    which near-coplanar ones from a tessellated mesh can leave open): where it cannot, the
+    points are snapped to a grid of 1e-6, 1e-5, then 1e-4 of the mesh's size first.
+    ValueError if they span no volume."""
+    from ..collision.polytope import hull_polytope
+    max_vertices = max_vertices or MAX_HULL_VERTICES
     points = np.asarray(points, dtype=np.float64)
-    hull = ConvexHull(points)
-    return points[hull.vertices]
+    hull = points[ConvexHull(points).vertices]
+    if len(hull) > max_vertices:
+        hull = farthest_points(hull, max_vertices)
+        hull = hull[ConvexHull(hull).vertices]
+    size = float(np.max(np.ptp(hull, axis=0)))
+    for grid in (0.0, 1e-6, 1e-5, 1e-4):
+        if grid:
+            step = grid * size
+            snapped = np.unique(np.round(hull / step) * step, axis=0)
+            hull = snapped[ConvexHull(snapped).vertices]
+        try:
+            hull_polytope(hull)
+            return hull
+        except ValueError:
+            continue
+    raise ValueError("the engine cannot build a polytope of this hull")
 
 
 def _size(x, unmapped, what):
@@ -92,13 +125,14 @@ def shape_entry(m, g, pos, rot, unmapped, what, points=None):
         elif points is None:
             points = mesh_vertices(m, g)
         try:
+            full = len(points)
             points = hull_points(points)
         except Exception:  # noqa: BLE001 - qhull's errors: a flat or degenerate mesh
             unmapped.add("meshes that span no volume (left out)", what)
             return None
-        if len(points) > MAX_HULL_POINTS:
-            unmapped.add(f"hulls over {MAX_HULL_POINTS} points (thinned)", what)
-            points = points[np.linspace(0, len(points) - 1, MAX_HULL_POINTS).astype(int)]
+        if full > MAX_HULL_VERTICES and len(points) == MAX_HULL_VERTICES:
+            unmapped.add(f"mesh hulls thinned to {MAX_HULL_VERTICES} vertices (farthest "
+                         "points)", what)
         shape = {"type": "hull", "points": [floats(p) for p in points]}
     else:
         unmapped.add("height fields and SDF geoms (no such shape)", what)
