@@ -37,6 +37,10 @@ FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 EQ_CONNECT, EQ_WELD = 0, 1
 TRN_JOINT = 0
 GAIN_FIXED, BIAS_NONE, BIAS_AFFINE, DYN_NONE = 0, 0, 1, 0
+# hinge limits are cut at +-160 degrees: our angles wrap at +-180, so a limit must leave a
+# step's motion of room before the wrap (a joint at 14 rad/s, 1/60 s steps: 0.24 rad), or
+# the angle read after the wrap is taken for a violation of the other limit
+WRAP = np.pi - 0.35
 STATIC_NAME = "world_geoms"     # the world body's own geoms (floors): a fixed body
 # an imported robot's settings: the tree solver (jointed machines, servos on the ground
 # included), tight tolerances and 30 contact sweeps: a servo-held quadruped on its feet
@@ -365,11 +369,24 @@ class _Builder:
         return out
 
     def limits(self, j):
+        """The joint's limits relative to the starting pose. Our hinge angles are taken in
+        (-pi, pi]: a range of a full turn or more is no limit (dropped), and one reaching
+        past +-WRAP is cut there (a limit beyond it would read a wrapped angle as
+        violated)."""
         m = self.m
         if not m.jnt_limited[j]:
             return None
         q0 = self.q0[m.jnt_qposadr[j]]
         lo, hi = m.jnt_range[j] - q0
+        if m.jnt_type[j] == HINGE:
+            name = _name(m, self.mj.mjtObj.mjOBJ_JOINT, j, "joint")
+            if hi - lo >= 2 * np.pi:
+                self.unmapped.add("hinge ranges of a full turn or more (no limit)", name)
+                return None
+            if lo < -WRAP or hi > WRAP:
+                self.unmapped.add("hinge limits beyond +-160 degrees from the start (cut "
+                                  "there: our angles wrap at +-180)", name)
+                lo, hi = max(lo, -WRAP), min(hi, WRAP)
         return {"lower": float(lo), "upper": float(hi)}
 
     def dof_extras(self, j, name, ball=False):
@@ -493,12 +510,28 @@ class _Builder:
         return out
 
     def excluded(self):
+        """contacts.disabled_pairs: the file's <exclude> pairs, and pairs of moving bodies
+        whose collision geoms already overlap in the starting pose (MuJoCo's own collision
+        detection there): a model's links often interpenetrate by design, which MuJoCo's
+        soft contacts tolerate and our hard ones would push apart at once (as PyBullet, which
+        leaves a URDF's self-collisions off by default)."""
         pairs = []
-        for sig in self.m.exclude_signature:
-            b1, b2 = int(sig) >> 16, int(sig) & 0xFFFF
-            a, b = self.body_ref(b1), self.body_ref(b2)
-            if a != b and "world" not in (a, b) and [a, b] not in pairs:
+
+        def add(a, b):
+            if a != b and "world" not in (a, b) and [a, b] not in pairs and [b, a] not in pairs:
                 pairs.append([a, b])
+                return True
+            return False
+        for sig in self.m.exclude_signature:
+            add(self.body_ref(int(sig) >> 16), self.body_ref(int(sig) & 0xFFFF))
+        m, d = self.m, self.d
+        for c in d.contact[:d.ncon]:
+            g1, g2 = self.group[m.geom_bodyid[c.geom[0]]], self.group[m.geom_bodyid[c.geom[1]]]
+            if c.dist < 0 and g1 not in self.static and g2 not in self.static:
+                a, b = self.names[g1], self.names[g2]
+                if add(a, b):
+                    self.unmapped.add("self-collisions of links that overlap at the start "
+                                      "(disabled: contacts.disabled_pairs)", f"{a}/{b}")
         return pairs
 
     def leftovers(self):
