@@ -584,6 +584,11 @@ def model_to_scene(m, source, kind, actuators=True, decompose=False, qpos=None, 
            "description": _note(source, kind, b.unmapped),
            "settings": dict(SETTINGS, h=float(m.opt.timestep), gravity=floats(gravity)),
            "bodies": bodies, "joints": joints}
+    # the camera: at the model, as MuJoCo's viewer frames it (its centre and extent)
+    target = UP @ m.stat.center
+    extent = float(max(m.stat.extent, 0.1))
+    doc["camera"] = {"target": floats(target),
+                     "eye": floats(target + extent * np.array([1.1, 0.7, 1.5]))}
     pairs = b.excluded()
     if pairs:
         doc["contacts"] = {"disabled_pairs": pairs}
