@@ -2,7 +2,7 @@
 says what is compared): 1 s at h = 0.001, MuJoCo with RK4, we with the tree solver; joint
 angles and offsets, and body rotations, within 1e-3 rad (m).
 
-Two fast-swinging arms miss 1e-3 at h = 0.001 (xarm6 2.5e-3): the difference is our
+The fastest-swinging arm misses 1e-3 at h = 0.001 (xarm6: 2.5e-3): the difference is our
 integrator's second-order error, not the import, since it quarters with each halving of h
 (test_remaining_difference_is_second_order: 4 +- 0.5 per halving), as it would not if the
 imported model differed from MuJoCo's."""
