@@ -1,7 +1,7 @@
 """Import of other model formats (URDF, MJCF) into scene entries.
 
-No numba here and no kernel imports this package (tests/test_kernel_cache.py), so it is
-left out of the kernel cache's key: editing an importer compiles nothing.
+No compiled kernels here and no kernel imports this package (tests/test_kernel_cache.py), so
+it is left out of the kernel cache's key: editing an importer compiles nothing.
 
     load.py     read a file with MuJoCo's compiler (URDF: package:// paths, compiler options)
     convert.py  the compiled model -> our scene document; what is not mapped, by kind
