@@ -139,3 +139,25 @@ def test_corpus_converts_and_round_trips(name, tmp_path):
                            atol=1e-9)
     world2 = scene_to_world(again)
     assert world2.body_names == world.body_names
+
+
+def test_visual_meshes_sit_where_the_collision_hulls_are():
+    """kuka_iiwa's visual and collision meshes are two versions of one shape: in each body's
+    frame their bounding boxes agree to 2 cm (a wrong frame would put them apart)."""
+    from impulse.engine.formats import body_visuals
+    doc = convert_file(corpus_path("kuka_iiwa")).doc
+    visuals = body_visuals(corpus_path("kuka_iiwa"), doc)
+    bodies = by_name(doc["bodies"])
+    checked = 0
+    for v in visuals:
+        shape = bodies[v.body]["shape"]
+        if shape["type"] != "hull" or bodies[v.body].get("fixed"):
+            continue
+        from scipy.spatial.transform import Rotation
+        R = Rotation.from_quat(shape.get("orientation", [1, 0, 0, 0]),
+                               scalar_first=True).as_matrix()
+        hull = np.array(shape["points"]) @ R.T + shape.get("position", [0, 0, 0])
+        assert np.allclose(v.vertices.min(axis=0), hull.min(axis=0), atol=0.02), v.body
+        assert np.allclose(v.vertices.max(axis=0), hull.max(axis=0), atol=0.02), v.body
+        checked += 1
+    assert checked == 7

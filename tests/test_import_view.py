@@ -1,7 +1,8 @@
 """`impulse view ROBOT.urdf` opens the imported model (a screenshot under Xvfb in which the
 robot covers a good part of the frame: the scene's camera frames it), `impulse view` of a
-bad model file says so in one line with exit status 2, and a model dropped on the window
-opens."""
+bad model file says so in one line with exit status 2, a model dropped on the window opens,
+and its visual meshes are drawn in place of its collision shapes until the View panel's
+toggle turns them off."""
 import os
 import subprocess
 import sys
@@ -61,3 +62,21 @@ def test_dropped_model_opens_without_a_file_of_its_own(app, tmp_path):  # noqa: 
     world = app.session.world
     assert world.meta["source"] == corpus_path("kuka_iiwa") and len(world.joint_names) == 7
     assert app.session.path is None          # Save asks for a name: the URDF stays as it is
+
+
+def test_visual_meshes_replace_collision_shapes_until_toggled(app):  # noqa: F811
+    app.on_files([corpus_path("r2d2")])
+    pump(app, 3)
+    world, renderer = app.session.world, app.viewer.renderer
+    visuals = world.meta["visuals"]
+    assert len(visuals) == 16 and {v.body for v in visuals} <= set(world.body_names)
+    assert len(renderer.visuals.live()) == 16
+    shown = app.viewer.screenshot(with_ui=False).astype(int)
+    drawn_ids = {int(i) for r in renderer.shapes.values() for i in r.rows[:, 22]}
+    assert not drawn_ids & {world.body_names.index(v.body) for v in visuals}
+    app.viewer.options.show_visuals = False                  # the View panel's toggle
+    pump(app, 3)
+    assert renderer.visuals.live() == []
+    hulls = app.viewer.screenshot(with_ui=False).astype(int)
+    assert (np.abs(shown - hulls).sum(axis=2) > 30).mean() > 0.005    # the look changed
+    app.viewer.options.show_visuals = True

@@ -7,6 +7,7 @@ it is left out of the kernel cache's key: editing an importer compiles nothing.
     convert.py  the compiled model -> our scene document; what is not mapped, by kind
     geoms.py    collision geoms -> shapes (meshes -> convex hulls)
     decompose.py  concave meshes -> convex parts (CoACD), cached in the user cache folder
+    visuals.py  the visual meshes, for the viewer (the scene format has none)
     frames.py   MuJoCo's Z up -> our Y up
     errors.py   one-line errors; the optional `import` extra
 
@@ -30,12 +31,30 @@ def convert_file(path, **options):
     return convert(path, **options)
 
 
-def load_model_world(path):
+def load_model_world(path, visuals=True):
     """A World from a URDF or MJCF file, its source noted in world.meta["source"] (it has
-    no scene file of its own: "path" stays unset, so saving asks for a name)."""
+    no scene file of its own: "path" stays unset, so saving asks for a name) and, with
+    `visuals`, its visual meshes in world.meta["visuals"] (engine/formats/visuals.py: for
+    the viewer; needs trimesh for primitive visuals)."""
     from ..scene import scene_to_world
     imported = convert_file(path)
     world = scene_to_world(imported.doc, str(path))
     world.meta["source"] = str(path)
     world.meta["unmapped"] = imported.unmapped.lines()
+    if visuals:
+        world.meta["visuals"] = body_visuals(path, imported.doc)
     return world
+
+
+def body_visuals(path, doc, **options):
+    """The visual meshes of model file `path` in the frames of the bodies of `doc`, its
+    conversion (with `options`: floating, qpos)."""
+    import numpy as np
+    from scipy.spatial.transform import Rotation
+
+    from .visuals import visual_meshes
+    bodies = {b["name"]: (np.asarray(b.get("position", [0.0, 0.0, 0.0])),
+                          Rotation.from_quat(b.get("orientation", [1.0, 0, 0, 0]),
+                                             scalar_first=True).as_matrix())
+              for b in doc["bodies"]}
+    return visual_meshes(path, bodies, **options)

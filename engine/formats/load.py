@@ -26,10 +26,11 @@ def model_kind(path):
                            "(MJCF)")
 
 
-def load_model(path, floating=False):
+def load_model(path, floating=False, visual=False):
     """(mujoco.MjModel, kind) for a URDF or MJCF file. Raises ModelError (one line).
     `floating`: a URDF's root link gets a free joint (MuJoCo, like ROS, fixes it to the
-    world); MJCF files say so themselves."""
+    world); MJCF files say so themselves. `visual`: a URDF's visual geoms are kept (MJCF
+    keeps them anyway)."""
     mujoco = need("mujoco")
     if not os.path.isfile(path):
         raise ModelError(path, "no such file")
@@ -39,7 +40,7 @@ def load_model(path, floating=False):
             return mujoco.MjModel.from_xml_path(os.path.abspath(path)), kind
         with tempfile.TemporaryDirectory(prefix="impulse-urdf-") as tmp:
             copy = os.path.join(tmp, os.path.basename(path))
-            _urdf_for_mujoco(path).write(copy, encoding="unicode")
+            _urdf_for_mujoco(path, visual).write(copy, encoding="unicode")
             if not floating:
                 return mujoco.MjModel.from_xml_path(copy), kind
             spec = mujoco.MjSpec.from_file(copy)
@@ -67,7 +68,7 @@ def _parse(path):
         raise ModelError(path, e.strerror or str(e)) from None
 
 
-def _urdf_for_mujoco(path):
+def _urdf_for_mujoco(path, visual=False):
     """The URDF's tree with absolute mesh paths and MuJoCo's compiler options."""
     tree = _parse(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -83,7 +84,7 @@ def _urdf_for_mujoco(path):
         tree.getroot().remove(old)
     extra = ET.SubElement(tree.getroot(), "mujoco")
     ET.SubElement(extra, "compiler", strippath="false", balanceinertia="true",
-                  discardvisual="true", fusestatic="true")
+                  discardvisual="false" if visual else "true", fusestatic="true")
     return tree
 
 
