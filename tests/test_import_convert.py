@@ -161,3 +161,25 @@ def test_visual_meshes_sit_where_the_collision_hulls_are():
         assert np.allclose(v.vertices.max(axis=0), hull.max(axis=0), atol=0.02), v.body
         checked += 1
     assert checked == 7
+
+
+@pytest.mark.parametrize("friction, moves", [(3.0, False), (1.0, True)])
+def test_frictionloss_is_dry_friction(tmp_path, friction, moves):
+    """A horizontal arm (1 kg at 0.2 m: 1.962 N m of gravity torque) on a hinge with friction
+    loss 3 N m stays put; with 1 N m it falls, at the rate (m g r - F) / (m r^2) at first."""
+    path = tmp_path / "arm.xml"
+    path.write_text(f"""<mujoco><worldbody><body name="arm"><joint name="j" axis="0 1 0"
+      frictionloss="{friction}"/><inertial pos="0.2 0 0" mass="1" diaginertia="1e-6 1e-6 1e-6"/>
+      </body></worldbody></mujoco>""")
+    doc = convert_file(str(path)).doc
+    motor = by_name(doc["joints"])["j"]["motor"]
+    assert motor == {"mode": "velocity", "target": 0.0, "max_force": friction}
+    doc["settings"].update(h=1e-3)
+    world = scene_to_world(doc)
+    world.run(100)
+    angle = abs(world.joint_coordinates("j")[0])
+    if moves:
+        expected = 0.5 * (9.81 * 0.2 - friction) / (0.2 ** 2 + 1e-6) * 0.1 ** 2
+        assert angle == pytest.approx(expected, rel=0.03)
+    else:
+        assert angle < 1e-6

@@ -15,7 +15,9 @@ the pose's joint values.
   point -> ball. Stiffness, springref and damping -> spring.
 - Closed loops: equality `connect` -> ball joint, `weld` -> fixed joint.
 - Actuators on joints: position -> servo (motor mode position, target from ctrl 0),
-  velocity -> velocity motor (target 0); their force range -> max_force.
+  velocity -> velocity motor (target 0); their force range -> max_force. Friction loss on
+  a hinge or slider without an actuator: a velocity motor holding speed 0 with at most the
+  friction force (dry friction).
 - Contacts: `exclude` -> contacts.disabled_pairs; contype/conaffinity -> collision group/mask;
   the first collision geom's friction -> material.
 Whatever has no counterpart is listed in `Unmapped`: one warning per kind.
@@ -389,15 +391,16 @@ class _Builder:
                 lo, hi = max(lo, -WRAP), min(hi, WRAP)
         return {"lower": float(lo), "upper": float(hi)}
 
-    def dof_extras(self, j, name, ball=False):
-        """Armature, friction loss (never mapped) and, on ball-like joints, springs and
-        damping (no such coordinate)."""
+    def dof_extras(self, j, name, ball=False, friction_mapped=False):
+        """Armature (never mapped), friction loss (unless `friction_mapped`) and, on
+        ball-like joints, springs and damping (no such coordinate)."""
         m = self.m
         dofs = range(m.jnt_dofadr[j], m.jnt_dofadr[j] + (3 if m.jnt_type[j] == BALL else 1))
         if any(m.dof_armature[k] > 0 for k in dofs):
             self.unmapped.add("armature (no rotor inertia in the scene format)", name)
-        if any(m.dof_frictionloss[k] > 0 for k in dofs):
-            self.unmapped.add("frictionloss (no dry joint friction in the scene format)", name)
+        if not friction_mapped and any(m.dof_frictionloss[k] > 0 for k in dofs):
+            self.unmapped.add("frictionloss on ball, universal and actuated joints (the "
+                              "joint's one motor is taken)", name)
         if ball and (m.jnt_stiffness[j] > 0 or any(m.dof_damping[k] > 0 for k in dofs)):
             self.unmapped.add("springs and damping on ball and universal joints", name)
 
@@ -407,7 +410,12 @@ class _Builder:
         lim = self.limits(j)
         if lim:
             entry["limits"] = lim
-        self.dof_extras(j, entry["name"])
+        friction = float(m.dof_frictionloss[m.jnt_dofadr[j]])
+        self.dof_extras(j, entry["name"], friction_mapped=j not in actuated)
+        if friction > 0 and j not in actuated:
+            # dry friction: a motor holding speed 0 with at most the friction force
+            entry["motor"] = {"mode": "velocity", "target": 0.0,
+                              "max_force": float(min(friction, FORCE))}
         stiffness, damping = float(m.jnt_stiffness[j]), float(m.dof_damping[m.jnt_dofadr[j]])
         if stiffness > 0 or damping > 0:
             spring = {}
@@ -537,6 +545,8 @@ class _Builder:
     def leftovers(self):
         m = self.m
         for count, kind in ((m.ntendon, "tendons"), (m.nsensor, "sensors"),
+                            (m.npair, "explicit contact pairs (<contact><pair>)"),
+                            (m.ntex, "textures"),
                             (m.nflex, "flexes"),
                             (m.nkey, "keyframes (one may be the starting pose: --keyframe)"),
                             (m.nsite, "sites"), (m.ncam, "cameras"), (m.nlight, "lights")):
