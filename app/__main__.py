@@ -3,6 +3,8 @@
     impulse                                  the launcher (gallery of bundled scenes)
     impulse view [SCENE]                     open a scene (a file or a bundled scene's name)
     impulse SCENE.json                       the same (file managers, drops)
+    impulse view ROBOT.urdf|ROBOT.xml        open a URDF or MJCF model (engine/formats/)
+    impulse convert IN OUT.json              a URDF or MJCF model as a scene file
     impulse sim SCENE ...                    headless run (engine/cli.py)
     impulse bench [NAME ...]                 engine benchmarks (engine/cli.py)
     impulse sweep SCENE --vary KEY=V1,V2 ... parameter sweeps: many runs into one table, on
@@ -37,10 +39,12 @@ examples:
   impulse view pendulum              a bundled scene by name (impulse scenes)
   impulse view scenes/chain8.json --paused
   impulse view slider_crank --screenshot out.png --time 2 --no-ui
-  impulse view hinge_chain --vr      in an OpenXR headset; the window mirrors"""),
+  impulse view hinge_chain --vr      in an OpenXR headset; the window mirrors
+  impulse view robot.urdf            a URDF or MJCF model (the `import` extra)"""),
     "sim": ("run a scene headless, print its metrics", None),
     "bench": ("the engine's benchmarks: a table, --json for the rows", None),
     "sweep": ("run a scene over a grid of settings into a table", None),
+    "convert": ("convert a URDF or MJCF model into a scene file", None),
     "bench viewer": ("the viewer's frames/s and what rendering costs", """\
 example:
   impulse bench viewer --seconds 5 --json out.json"""),
@@ -150,7 +154,8 @@ def build_parser(command=None):
 def _view_arguments(p):
     from impulse.engine.scenes_list import scene_argument
     p.add_argument("scene", nargs="?", type=scene_argument,
-                   help="scene file (.json) or a bundled scene's name; none: the launcher")
+                   help="scene file (.json), a URDF or MJCF model (.urdf, .xml), or a bundled "
+                        "scene's name; none: the launcher")
     p.add_argument("--screenshot", help="save the last frame as PNG and exit (with --frames)")
     p.add_argument("--frames", type=_positive_int, default=None,
                    help="render this many frames, each 1/60 s of simulated time, then exit")
@@ -193,6 +198,11 @@ def _bench_arguments(p):
     bench_parser(p)
 
 
+def _convert_arguments(p):
+    from impulse.engine.cli import convert_parser
+    convert_parser(p)
+
+
 def _sweep_arguments(p):
     from impulse.app.sweep import sweep_parser
     sweep_parser(p)
@@ -208,7 +218,7 @@ def _no_arguments(p):
 
 
 _ARGUMENTS = {"view": _view_arguments, "sim": _sim_arguments, "bench": _bench_arguments,
-              "sweep": _sweep_arguments,
+              "sweep": _sweep_arguments, "convert": _convert_arguments,
               "scenes": _scenes_arguments, "compile": _no_arguments,
               "install-launcher": _no_arguments, "bench viewer": _no_arguments,
               "bench vr": _no_arguments}
@@ -326,7 +336,9 @@ def run_view(args) -> int:
                 session = Session.open(args.scene)
             else:
                 from impulse.engine import load_scene
-                load_scene(args.scene)          # a bad file is still reported before the window
+                from impulse.engine.formats import convert_file, is_model_file
+                # a bad file is still reported before the window
+                (convert_file if is_model_file(args.scene) else load_scene)(args.scene)
         except SceneError as e:
             log.error("%s", e)
             if compiling is not None:
@@ -427,13 +439,13 @@ def _dispatch(args, parsers, argv_rest) -> int:
               command or "(none: the launcher)")
     if command in DELEGATED:
         return delegate(command, argv_rest)
-    if command in ("sim", "bench"):
+    if command in ("sim", "bench", "convert"):
         compile_in_terminal()
     if command is None:
         return run_view(parse_view([]))
     if command == "view":
         return run_view(_check_view_args(parsers["view"], args))
-    if command in ("sim", "bench"):
+    if command in ("sim", "bench", "convert"):
         from impulse.engine import cli
         return cli.run_command(command, args)
     if command == "sweep":                       # compiles (if need be) once its input is checked

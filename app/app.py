@@ -39,6 +39,7 @@ from impulse.app.ui.tools_panel import draw_tools
 from impulse.app.ui.vr_panel import draw_vr_panel
 from impulse.app.userdirs import documents_dir, pictures_dir, videos_dir
 from impulse.engine import SceneError
+from impulse.engine.formats import MODEL_SUFFIXES
 from impulse.engine.warmup import FEATURES
 
 log = logging.getLogger(__name__)
@@ -274,8 +275,9 @@ class App:
         self.dialogs.ask_path("Open scene", os.path.dirname(default) + os.sep, self.open_path)
 
     def on_files(self, paths) -> None:
-        """Files dropped on the window: open the first scene file."""
-        scenes = [p for p in paths if str(p).lower().endswith(".json")] or list(paths)
+        """Files dropped on the window: open the first scene file or URDF/MJCF model."""
+        scenes = [p for p in paths if str(p).lower().endswith((".json", *MODEL_SUFFIXES))] \
+            or list(paths)
         if scenes:
             self.open_path(scenes[0])
 

@@ -71,7 +71,12 @@ class Session:
 
     @classmethod
     def open(cls, path, **kw) -> Session:
-        """Load a scene file (SceneError on a bad file)."""
+        """Load a scene file, or import a URDF/MJCF model (engine/formats: it gets no file
+        of its own, so Save asks for a name and never writes over the model); SceneError on
+        a bad file."""
+        from impulse.engine.formats import is_model_file, load_model_world
+        if is_model_file(path):
+            return cls(load_model_world(path), None, **kw)
         return cls(load_scene(path), path, **kw)
 
     @classmethod

@@ -1,4 +1,5 @@
-"""`impulse sim` (headless run of a scene) and `impulse bench` (benchmarks).
+"""`impulse sim` (headless run of a scene), `impulse bench` (benchmarks) and `impulse convert`
+(a URDF or MJCF model -> a scene file, engine/formats/).
 
 Exit status (one line on stderr for each failure, never a traceback): 0 ok; 1 any other
 failure; 2 bad scene file, arguments or output path; 3 (sim) a body's state went non-finite
@@ -245,6 +246,7 @@ BENCH_EPILOG = """\
 examples:
   impulse bench chain8 --json out.json    Schmitt's 8-Loop: table and JSON rows
   impulse bench contacts --scenes box_stack,funnel_1000
+  impulse bench import --scenes a1,panda  imported URDF/MJCF models vs MuJoCo
   impulse bench viewer --json out.json    the viewer's frames/s (own --help)
   impulse bench vr --json out.json        VR frames/s, missed frames"""
 
@@ -260,7 +262,8 @@ def bench_parser(p=None):
                    help=f"benchmarks to run (default all): {', '.join(BENCHMARKS)}")
     p.add_argument("--json", metavar="OUT.json", help="write the rows as JSON")
     p.add_argument("--scenes", metavar="A,B",
-                   help="contacts: only these scenes (file names without .json)")
+                   help="contacts: only these scenes (file names without .json); import: "
+                        "only these models")
     return p
 
 
@@ -278,8 +281,8 @@ def run_bench(args):
     rows = []
     for n in names:
         try:
-            rows.extend(BENCHMARKS[n](scenes=args.scenes) if n == "contacts" and args.scenes
-                        else BENCHMARKS[n]())
+            rows.extend(BENCHMARKS[n](scenes=args.scenes)
+                        if n in ("contacts", "import") and args.scenes else BENCHMARKS[n]())
         except ValueError as e:      # an unknown scene name
             print(f"impulse bench: --scenes: {e}", file=sys.stderr)
             return 2
@@ -289,24 +292,103 @@ def run_bench(args):
     return 0
 
 
+CONVERT_EPILOG = """\
+examples:
+  impulse convert robot.urdf robot.json       a URDF (ROS, PyBullet) as a scene file
+  impulse convert scene.xml scene.json        an MJCF model (MuJoCo, Menagerie)
+  impulse convert arm.urdf arm.json --no-actuators
+  impulse convert a1.urdf a1.json --floating --servos --ground \\
+      --pose FR_upper_joint=0.8 --pose FR_lower_joint=-1.6 ...   a quadruped standing
+
+What has no counterpart in the scene format (visual meshes, torque inputs, armature,
+tendons, ...) is listed in one warning per kind and in the scene's description, which also
+names the source file. Needs the `import` extra: pip install 'impulse[import]'.
+
+exit status:
+  0  written
+  1  another failure (one line on stderr; please report it)
+  2  a bad or unreadable model file (one line naming the file and element), or output path"""
+
+
+def convert_parser(p=None):
+    """The `impulse convert` parser; `p`: a parser to fill (a subcommand's), else a new one."""
+    if p is None:
+        p = OneLineParser(prog="impulse convert")
+    p.description = "Convert a URDF or MJCF model into a scene file."
+    p.epilog = CONVERT_EPILOG
+    p.add_argument("model", metavar="IN", help="a URDF (.urdf) or MJCF (.xml) file")
+    p.add_argument("out", metavar="OUT.json", help="the scene file to write")
+    p.add_argument("--no-actuators", action="store_true",
+                   help="leave the actuators out (an unactuated model)")
+    p.add_argument("--keyframe", metavar="NAME",
+                   help="start in this MJCF keyframe's pose, its controls as servo targets")
+    p.add_argument("--pose", type=_setting, action="append", default=[], metavar="JOINT=VALUE",
+                   help="start with this hinge (rad) or slider (m) at VALUE (repeatable)")
+    p.add_argument("--floating", action="store_true",
+                   help="URDF: the root link moves freely (URDF roots are fixed to the world)")
+    p.add_argument("--servos", action="store_true",
+                   help="hold every hinge and slider without an actuator with a position servo "
+                        "at its starting value, capped at its effort limit")
+    p.add_argument("--ground", action="store_true",
+                   help="add a floor under the model's lowest point (URDF files have none)")
+    p.add_argument("--decompose", action="store_true",
+                   help="split concave collision meshes into convex parts (CoACD; cached in "
+                        "the user cache folder) instead of one convex hull each")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: counts, seconds, what was not mapped")
+    return p
+
+
+def run_convert(args):
+    """Convert, check that the result loads, write it; exit status EXIT_*."""
+    from .durable import check_writable
+    from .formats import convert_file
+    from .scene import scene_to_world
+    check_writable(args.out)
+    pose = {}
+    for option, key, value in args.pose:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            print(f"impulse convert: {option}: VALUE must be a number", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        pose[key] = value
+    imported = convert_file(args.model, actuators=not args.no_actuators,
+                            decompose=args.decompose, keyframe=args.keyframe, pose=pose,
+                            floating=args.floating, servos=args.servos, ground=args.ground)
+    scene_to_world(imported.doc, args.out)          # what we write must load
+    write_file(args.out, strict_json.dumps(imported.doc, indent=1) + "\n")
+    summary = {"source": args.model, "out": args.out, "kind": imported.kind,
+               **imported.counts, "seconds": round(imported.seconds, 4),
+               "not_mapped": imported.unmapped.lines()}
+    if args.json:
+        print(strict_json.dumps(summary))
+    else:
+        c = imported.counts
+        print(f"{args.out}: {c['bodies']} bodies, {c['joints']} joints, {c['shapes']} shapes "
+              f"({c['hulls']} hulls) from {args.model} in {imported.seconds:.2f} s")
+    return EXIT_OK
+
+
 def main(argv=None):
-    """Entry for `impulse sim ...` / `impulse bench ...` (argv without the program name)."""
+    """Entry for `impulse sim ...` / `impulse bench ...` / `impulse convert ...` (argv without
+    the program name)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("sim", "bench"):
-        print("usage: impulse {sim,bench} ...", file=sys.stderr)
+    if not argv or argv[0] not in ("sim", "bench", "convert"):
+        print("usage: impulse {sim,bench,convert} ...", file=sys.stderr)
         return 2
-    parser = sim_parser() if argv[0] == "sim" else bench_parser()
+    parser = {"sim": sim_parser, "bench": bench_parser, "convert": convert_parser}[argv[0]]()
     return run_command(argv[0], parser.parse_args(argv[1:]))
 
 
 def run_command(command, args):
-    """Run `impulse sim` or `impulse bench` with parsed arguments; its exit status. Every
+    """Run `impulse sim`, `bench` or `convert` with parsed arguments; its exit status. Every
     failure is one line on stderr, never a traceback."""
     from .durable import WriteError
     from .scene import SceneError
     try:
         if command == "sim":
             return run_sim(args)
+        if command == "convert":
+            return run_convert(args)
         return run_bench(args)
     except (SceneError, WriteError) as e:
         print(str(e), file=sys.stderr)

@@ -13,8 +13,8 @@ from conftest import slow_only
 
 REPO = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((REPO / "scenes").glob("*.json"))
-COMMANDS = ["view", "sim", "bench", "sweep", "bench viewer", "bench vr", "compile", "scenes",
-            "install-launcher"]
+COMMANDS = ["view", "sim", "bench", "sweep", "convert", "bench viewer", "bench vr", "compile",
+            "scenes", "install-launcher"]
 
 
 def impulse(*args, cwd=REPO, env=None, timeout=300):
@@ -45,8 +45,8 @@ def test_help_lists_every_command_with_one_line():
 
 
 # the commands whose --help imports the engine (a second or more each) are in the slow lane
-@pytest.mark.parametrize("command", slow_only(COMMANDS, "view", "sim", "bench", "bench viewer",
-                                             "bench vr"))
+@pytest.mark.parametrize("command", slow_only(COMMANDS, "view", "sim", "bench", "convert",
+                                             "bench viewer", "bench vr"))
 def test_every_command_has_help_with_an_example(command):
     r = impulse(*command.split(), "--help")
     assert r.returncode == 0, r.stderr

@@ -18,6 +18,7 @@ class RenderOptions:
     show_com: bool = False
     show_velocity: bool = False
     tint_sleeping: bool = True
+    show_visuals: bool = True       # imported models: visual meshes, not collision shapes
     gizmo_xray: bool = True
     selected: tuple[int, ...] = ()
     hovered: int = -1

@@ -22,6 +22,7 @@ from impulse.app.render.instances import (
     CYLINDER,
     SPHERE,
     SceneInstances,
+    body_flags,
     build_instances,
 )
 from impulse.app.render.lod import LodBatch
@@ -30,6 +31,7 @@ from impulse.app.render.picking import Picker
 from impulse.app.render.shaders import load_program
 from impulse.app.render.shadow import ShadowMap, light_view_proj
 from impulse.app.render.target import RenderTarget
+from impulse.app.render.visuals import VisualBatches
 
 
 def is_software(ctx: moderngl.Context) -> bool:
@@ -62,6 +64,7 @@ class Renderer:
         self.gizmo_batches = (LodBatch(ctx, meshes.sphere(12, 6), meshes.sphere(6, 3)),
                               MeshBatch(ctx, meshes.cylinder(10)), MeshBatch(ctx, meshes.cone(12)))
         self.hulls: dict[tuple[int, int], tuple[str, MeshBatch]] = {}
+        self.visuals = VisualBatches(ctx)
         self.ground = Ground(ctx, self.progs["grid"])
         self.samples = samples
         self.targets: dict[tuple[int, int], RenderTarget] = {}   # one per view size
@@ -82,8 +85,10 @@ class Renderer:
         return self.hulls[key][1]
 
     def shape_batches(self) -> list[MeshBatch]:
-        """Batches of the scene's solid shapes (what casts shadows and can be picked)."""
-        return list(self.shapes.values()) + [b for _, b in self.hulls.values() if b.count]
+        """Batches of the scene's solid shapes (what casts shadows and can be picked): the
+        shapes, and imported models' visual meshes where they are shown."""
+        return (list(self.shapes.values()) + [b for _, b in self.hulls.values() if b.count]
+                + self.visuals.live())
 
     def prepare(self, scene, options: RenderOptions | None = None) -> None:
         """Upload instances and gizmos, and render the shadow map (view-independent work)."""
@@ -91,6 +96,15 @@ class Renderer:
         sleeping = getattr(scene, "body_asleep", None) if opts.tint_sleeping else None
         inst = build_instances(scene, opts.selected, opts.hovered, opts.wireframe, sleeping)
         self.instances = inst
+        meta = getattr(scene, "meta", None)
+        visuals = meta.get("visuals") if opts.show_visuals and isinstance(meta, dict) else None
+        flags = body_flags(len(scene.body_pos), opts.selected, opts.hovered)
+        shown = self.visuals.update(scene, visuals, flags)
+        if shown:                                 # those bodies' shapes give way to them
+            hide = np.array(sorted(shown), dtype=np.float32)
+            inst.by_kind = {k: r[~np.isin(r[:, 22], hide)] for k, r in inst.by_kind.items()}
+            for group in inst.hulls:
+                group.instances = group.instances[~np.isin(group.instances[:, 22], hide)]
         for kind, batch in self.shapes.items():
             batch.set_instances(inst.by_kind.get(kind, np.zeros((0, 23), np.float32)))
         live = set()
@@ -219,6 +233,7 @@ class Renderer:
             batch.release()
         for _, batch in self.hulls.values():
             batch.release()
+        self.visuals.release()
         for obj in (self.ground, *self.targets.values(), self.shadow, self.picker):
             obj.release()
         for prog in self.progs.values():

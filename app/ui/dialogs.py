@@ -110,7 +110,10 @@ class Dialogs:
             if result:
                 self.path = result
         else:
-            result = pfd.open_file(self.title, start, ["Scene files", "*.json"]).result()
+            result = pfd.open_file(self.title, start,
+                                   ["Scene files and models", "*.json *.urdf *.xml",
+                                    "Scene files", "*.json", "URDF and MJCF models",
+                                    "*.urdf *.xml *.mjcf"]).result()
             if result:
                 self.path = result[0]
 

@@ -132,7 +132,13 @@ def contacts(scenes=None):
     return run(scenes)
 
 
-BENCHMARKS = {"chain8": chain8, "tree": tree, "contacts": contacts}
+def imports(scenes=None):
+    """Imported URDF/MJCF models (engine/bench/imports.py); `scenes`: model names."""
+    from .imports import imports as run
+    return run(scenes.split(",") if scenes else None)
+
+
+BENCHMARKS = {"chain8": chain8, "tree": tree, "contacts": contacts, "import": imports}
 
 
 def format_table(rows):

@@ -1,0 +1,88 @@
+"""Visual meshes of an imported model, for the viewer (the scene format has none).
+
+The model is compiled again with its visual geoms kept (URDF: MuJoCo's `discardvisual`
+off), posed as the conversion posed it, and each visual geom (MuJoCo: contype = conaffinity =
+0) becomes a triangle mesh in the frame of the scene body that carries it: meshes as they
+are, spheres, boxes, capsules, cylinders and ellipsoids tessellated by trimesh. Colours are
+the geom's material or rgba. Where the visual model cannot be compiled (a URDF whose visual
+meshes are in a format MuJoCo does not read, e.g. COLLADA) there are none, and the viewer
+shows the collision shapes.
+"""
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from .frames import UP
+from .geoms import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, SPHERE, mesh_faces, mesh_vertices
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class VisualMesh:
+    body: str                 # the scene body's name
+    vertices: np.ndarray      # (n,3) in the body's frame (its scene position/orientation)
+    faces: np.ndarray         # (m,3) int, counter-clockwise seen from outside
+    color: tuple
+
+
+def _primitive(kind, size):
+    """(vertices, faces) of a MuJoCo primitive in its geom frame (long axis z); None
+    without trimesh (the `import` extra brings it)."""
+    try:
+        import trimesh
+    except ImportError:
+        return None
+    if kind == SPHERE:
+        mesh = trimesh.creation.icosphere(subdivisions=2, radius=size[0])
+    elif kind == ELLIPSOID:
+        mesh = trimesh.creation.icosphere(subdivisions=2, radius=1.0)
+        mesh.apply_scale(size[:3])
+    elif kind == BOX:
+        mesh = trimesh.creation.box(extents=2 * np.asarray(size[:3]))
+    elif kind == CAPSULE:
+        mesh = trimesh.creation.capsule(height=2 * size[1], radius=size[0], count=[16, 8])
+    elif kind == CYLINDER:
+        mesh = trimesh.creation.cylinder(radius=size[0], height=2 * size[1], sections=24)
+    else:
+        return None
+    return np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces, dtype=np.int64)
+
+
+def visual_meshes(path, bodies, floating=False, qpos=None):
+    """[VisualMesh] of the model file `path`; `bodies`: {scene body name: (position (3,),
+    rotation (3,3))} of the converted scene at its start (the frames the meshes are put
+    in); `floating`, `qpos`: as the conversion was made."""
+    from .convert import _Builder
+    from .errors import ModelError
+    from .load import load_model
+    try:
+        model, _ = load_model(path, floating=floating, visual=True)
+    except ModelError as e:
+        log.info("no visual meshes: %s", e)
+        return []
+    b = _Builder(model, path, qpos=qpos)
+    m, d = model, b.d
+    out = []
+    for g in range(m.ngeom):
+        if m.geom_contype[g] or m.geom_conaffinity[g]:
+            continue
+        name = b.names.get(int(b.group[m.geom_bodyid[g]]))
+        if name not in bodies:
+            continue
+        kind = int(m.geom_type[g])
+        if kind == MESH:
+            verts, faces = mesh_vertices(m, g), mesh_faces(m, g)
+        else:
+            made = _primitive(kind, m.geom_size[g])
+            if made is None:
+                continue
+            verts, faces = made
+        world = UP @ (d.geom_xpos[g][:, None] + d.geom_xmat[g].reshape(3, 3) @ verts.T)
+        pos, rot = bodies[name]
+        local = (rot.T @ (world - np.asarray(pos)[:, None])).T
+        mat = m.geom_matid[g]
+        rgba = m.mat_rgba[mat] if mat >= 0 else m.geom_rgba[g]
+        out.append(VisualMesh(name, local, faces, tuple(float(c) for c in rgba[:3])))
+    return out
