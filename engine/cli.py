@@ -268,6 +268,7 @@ def bench_parser(p=None):
 
 
 def run_bench(args):
+    from .bench import BenchInputError
     from .bench.joints import BENCHMARKS, format_table
     names = args.names or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -283,8 +284,8 @@ def run_bench(args):
         try:
             rows.extend(BENCHMARKS[n](scenes=args.scenes)
                         if n in ("contacts", "import") and args.scenes else BENCHMARKS[n]())
-        except ValueError as e:      # an unknown scene name
-            print(f"impulse bench: --scenes: {e}", file=sys.stderr)
+        except BenchInputError as e:      # an unknown scene or model, a missing extra
+            print(f"impulse bench {n}: {e}", file=sys.stderr)
             return 2
     print(format_table(rows))
     if args.json:

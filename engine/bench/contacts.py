@@ -47,6 +47,7 @@ from .. import state as S
 from ..scene import load_scene, scene_to_world
 from ..scenes_list import SCENES_DIR
 from ..shapes import CAPSULE, PLANE
+from . import BenchInputError
 
 WARM_UP_STEPS = 5
 SCENES = SCENES_DIR
@@ -226,7 +227,7 @@ def _selected(scenes):
     known = scene_names()
     unknown = sorted(chosen - set(known))
     if unknown:
-        raise ValueError(f"unknown contact bench scene {unknown[0]!r} (known: "
+        raise BenchInputError(f"unknown contact bench scene {unknown[0]!r} (known: "
                          f"{', '.join(known)})")
     return chosen
 

@@ -9,6 +9,8 @@ servos for 10 s (its base height's largest change, and the time per step).
 import os
 import time
 
+from . import BenchInputError
+
 H = 1.0 / 60.0
 SECONDS = 2.0
 
@@ -100,12 +102,12 @@ def imports(models=None):
     from ..formats import convert_file
     paths = model_paths()
     if not paths:
-        raise ValueError("bench import needs pybullet_data (pip install 'impulse[peers]')")
+        raise BenchInputError("bench import needs pybullet_data (pip install 'impulse[peers]')")
     steps = int(round(SECONDS / H))
     rows = []
     for name in models or paths:
         if name not in paths:
-            raise ValueError(f"unknown model {name!r} (known: {', '.join(paths)})")
+            raise BenchInputError(f"unknown model {name!r} (known: {', '.join(paths)})")
         imported = convert_file(paths[name])
         ms, stopped = _ours(imported.doc, steps)
         try:
