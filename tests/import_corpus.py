@@ -114,16 +114,16 @@ def mujoco_fall(model, seconds, h, qpos, qvel):
     return data.qpos.copy(), start, data.xmat.copy().reshape(-1, 3, 3)
 
 
-def our_fall(model, path, kind, seconds, h, qpos, qvel, solver="tree"):
+def our_fall(model, path, kind, seconds, h, qpos, qvel, solver="tree", extrapolate=False):
     """Our run of the converted model from qpos, qvel: the world at the end, its start, and
-    the scene doc."""
+    the scene doc (extrapolate: Schmitt sec. 8's third-order stepping)."""
     from impulse.engine import scene_to_world, world_to_scene
     doc = model_to_scene(model, path, kind, actuators=False, qpos=qpos, qvel=qvel).doc
     for j in doc["joints"]:
         j.pop("limits", None)
         j.pop("limits2", None)
     doc["settings"].update(h=h, solver=solver, eps_pos=1e-12, eps_vel=1e-12,
-                           max_iterations=200)
+                           max_iterations=200, extrapolate=extrapolate)
     doc["contacts"] = {"enabled": False}
     world = scene_to_world(doc, path)
     start = world_to_scene(world)["bodies"]
@@ -136,7 +136,7 @@ def _rot(q):
     return Rotation.from_quat(q, scalar_first=True).as_matrix()
 
 
-def compare_fall(name, seconds=1.0, h=1e-3):
+def compare_fall(name, seconds=1.0, h=1e-3, extrapolate=False):
     """{'joint_error': max |angle or offset difference|, 'rotation_error': max body rotation
     difference [rad], 'joints': n compared, 'bodies': n compared, 'moved': the largest
     hinge or slider motion in MuJoCo's run, 'doc': our scene}."""
@@ -144,7 +144,8 @@ def compare_fall(name, seconds=1.0, h=1e-3):
     path = corpus_path(name)
     model, kind = unactuated(path)
     q_start, v_start = start_pose(model), start_velocity(model)
-    world, start, doc = our_fall(model, path, kind, seconds, h, q_start, v_start)
+    world, start, doc = our_fall(model, path, kind, seconds, h, q_start, v_start,
+                                 extrapolate=extrapolate)
     qpos, mj_start, mj_end = mujoco_fall(model, seconds, h, q_start, v_start)
     joint_error, joints, moved = 0.0, 0, 0.0
     for j in range(model.njnt):

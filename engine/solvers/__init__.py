@@ -9,6 +9,3 @@ SOLVERS = ("iterative", "linear", "tree")
 BLOCK = 5
 GROWTH = 2.0
 GROWING_BLOCKS = 2
-# At the sweep cap a loop whose error fell by this factor since its first block is slow, not
-# diverging: it ends with a budget stop instead of halving the step.
-CONTRACTION = 4.0

@@ -50,14 +50,7 @@ from ..state import (
     T_VEL_IMPULSES,
     T_VEL_RESIDUAL,
 )
-from .stopping import (
-    capped_ok,
-    diverging,
-    growth,
-    out_of_time,
-    past_deadline,
-    still_falling,
-)
+from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -119,7 +112,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     in_cycle = 0
     cycles = 0
     cycle_max = 0.0
-    block_max, prev_block, first_block = 0.0, np.inf, np.inf
+    block_max, prev_block = 0.0, np.inf
     rising = 0
     ok = True
     dirty = False       # corrections since the contacts' last look-ahead snapshot
@@ -135,7 +128,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
                 break
             since = 0
         if checks >= max_checks:
-            ok = capped_ok(may_abort and not still_falling(first_block, prev_block), stats)
+            ok = capped_ok(may_abort, stats)
             break
         if idx < m:
             if enabled[idx] and kind[idx] != BALL:
@@ -194,8 +187,6 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             settled = cycles > contact_cycles or items == m_sp
             rising, block_max, prev_block = growth(rising, block_max, prev_block, cycles, settled,
                                                          cycle_max, eps)
-            if not np.isfinite(first_block):
-                first_block = prev_block
             if may_abort and diverging(cycle_max, rising):
                 ok = False
                 break

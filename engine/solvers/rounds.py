@@ -56,14 +56,7 @@ from ..state import (
 )
 from . import contact_tree, linear, tree
 from .graph import C_FACTORS, C_SOLVES, LINEAR
-from .stopping import (
-    capped_ok,
-    diverging,
-    growth,
-    out_of_time,
-    past_deadline,
-    still_falling,
-)
+from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -247,7 +240,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
     t0 = monotonic_ns()
     rounds = 0
     checks = 0
-    block_max, prev_block, first_block = 0.0, np.inf, np.inf
+    block_max, prev_block = 0.0, np.inf
     rising = 0
     active_set_changed = False
     refactor = True
@@ -353,15 +346,13 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
         settled = (nc == 0 or rounds > contact_rounds) and not active_set_changed
         rising, block_max, prev_block = growth(rising, block_max, prev_block, rounds + 1,
                                                      settled, round_max, eps)
-        if not np.isfinite(first_block):
-            first_block = prev_block
         refactor = active_set_changed
         active_set_changed = False
         if may_abort and diverging(round_max, rising):
             ok = False
             break
         if rounds >= max_rounds:
-            ok = capped_ok(may_abort and not still_falling(first_block, prev_block), stats)
+            ok = capped_ok(may_abort, stats)
             break
         if need:
             if not _solve_apply(B, J, W, solver, h, True, scratch_rows):

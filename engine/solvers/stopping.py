@@ -9,12 +9,8 @@ cycles (solvers/iterative.py) and the global solvers' rounds (solvers/rounds.py)
   single sweeps far below the rest (slider_crank: 7e-4 -> 1.3e-3 -> ... -> 1e-6 in 150
   sweeps); counting three rising sweeps in a row as divergence halved 37 % of its steps
   (issue 22). A block's maximum follows the trend, not the bumps.
-- Capped: the sweep cap was reached. Where the step may still be halved and the loop's
-  error is not clearly falling, that counts as diverging (halve); else the loop ends there
-  and the step records a budget stop. Clearly falling: its last block's largest error is
-  at most 1/CONTRACTION of its first block's -- more than a halving of h would gain (the
-  look-ahead's drift is O(h^2)), so halving a slow loop would only repeat it at twice the
-  cost (the iterative solver on tree_63 halved every step and still ended unmet).
+- Capped: the sweep cap was reached; where the step may still be halved that counts as
+  diverging, else the loop ends there and the step records a budget stop.
 - Out of time: the position loop's time budget from its own start, or the step's deadline
   for the contact stages after it (one budget stop per step).
 """
@@ -24,7 +20,7 @@ from numba import njit
 from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
 from ..state import T_BUDGET_HIT
-from . import BLOCK, CONTRACTION, GROWING_BLOCKS, GROWTH
+from . import BLOCK, GROWING_BLOCKS, GROWTH
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -39,13 +35,6 @@ def growth(rising, block_max, prev_block, sweeps, settled, sweep_max, eps):
         return rising, block_max, prev_block
     grew = block_max > GROWTH * max(prev_block, eps) if np.isfinite(prev_block) else False
     return (rising + 1 if grew else 0), 0.0, block_max
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def still_falling(first_block, prev_block):
-    """At the cap: the last block's largest error is at most 1/CONTRACTION of the first's."""
-    return np.isfinite(first_block) and np.isfinite(prev_block) \
-        and prev_block * CONTRACTION <= first_block
 
 
 @njit(cache=True, **NO_REFCOUNT)
