@@ -69,6 +69,10 @@ class ToleranceTally:
         if self.first_missed_t is None:
             self.first_missed_t = float(world.time)
 
+    def short(self) -> str:
+        """The Stats panel's top line (narrow at 720p); line() is in its tooltip."""
+        return f"tol. missed {self.missed}/{self.steps} steps"
+
     def line(self) -> str:
         if not self.missed:
             return f"tolerances met in all {self.steps} steps"

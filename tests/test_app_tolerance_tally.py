@@ -36,6 +36,7 @@ def test_the_tally_counts_the_steps_sim_counts_and_their_worst_errors(scene_path
         assert tally.worst_pos > w.settings.eps_pos
         assert f"missed in {tally.missed} of 60 steps" in tally.line()
         assert f"{tally.worst_pos:.1e} m" in tally.line()
+        assert tally.short() == f"tol. missed {tally.missed}/60 steps"
 
 
 def test_the_session_counts_every_step_and_reset_starts_over(scene_path):

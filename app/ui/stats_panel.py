@@ -43,12 +43,13 @@ def decades(arrays, floor: float = 1e-16) -> tuple[float, float]:
     return (lo, hi * 10) if hi <= lo else (lo, hi)
 
 
-def _tolerance_tooltip() -> None:
+def _tolerance_tooltip(tally) -> None:
     if imgui.is_item_hovered():
-        imgui.set_tooltip("every step since the scene was opened or reset: a step misses when "
-                          "a joint gap stays above eps_pos or a joint velocity error above "
-                          "eps_vel, or its loop stopped on the cycle cap or time budget "
-                          "(Solver panel: more cycles, a smaller h, or the tree solver)")
+        imgui.set_tooltip(f"{tally.line()}\n\nevery step since the scene was opened or "
+                          "reset: a step misses when a joint gap stays above eps_pos or a "
+                          "joint velocity error above eps_vel, or its loop stopped on the "
+                          "cycle cap or time budget\n(Solver panel: more cycles, a smaller h, "
+                          "or the tree solver)")
 
 
 def draw_stats_panel(app) -> None:
@@ -68,8 +69,8 @@ def draw_stats_panel(app) -> None:
         imgui.text(f"halvings {last.get('halvings', 0)}  contacts {last.get('contacts', 0)}")
         tally = app.session.tolerance
         if tally.missed:                       # (only then: the panel fits 720p without it)
-            imgui.text_colored(imgui.ImVec4(1.0, 0.7, 0.3, 1.0), tally.line())
-            _tolerance_tooltip()
+            imgui.text_colored(imgui.ImVec4(1.0, 0.7, 0.3, 1.0), tally.short())
+            _tolerance_tooltip(tally)
         imgui.text(f"awake {last.get('awake_bodies', 0)}  asleep "
                    f"{last.get('asleep_bodies', 0)}  islands {last.get('islands', 0)}")
         if imgui.is_item_hovered():
@@ -81,8 +82,8 @@ def draw_stats_panel(app) -> None:
                              ("total", s.array("total"))], t,
               imgui.get_content_region_avail().y - 30)
         if imgui.collapsing_header("Iterations and errors"):
-            imgui.text(tally.line())
-            _tolerance_tooltip()
+            imgui.text_wrapped(tally.line())
+            _tolerance_tooltip(tally)
             imgui.text(f"residual {last.get('pos_err', 0):.1e} m, "
                        f"{last.get('vel_err', 0):.1e} m/s")
             if imgui.is_item_hovered():
