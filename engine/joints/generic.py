@@ -589,6 +589,8 @@ def motor_velocity_row(B, J, j, eps, s):
                            abs(d))
         want = v if d >= 0.0 else -v
     rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+    if abs(rate - want) <= eps:   # within eps_vel: like the limits' rows, nothing to do
+        return False
     cap, used = J.param[j, P_MAX] * J.acc[j, A_H], J.acc[j, A_MOTOR]
     eff = _accumulate(B, J, j, A_VMOTOR, (rate - want) / k, -cap - used, cap - used, ctype,
                       wx, wy, wz, k, 1.0, eps, s)
@@ -632,8 +634,11 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def limit_velocity_rows(B, J, j, eps, s):
-    """P-step 4 for the limits: at a stop, remove the velocity that drives into it."""
+def limit_velocity_rows(B, J, j, eps, s, motor_counts):
+    """P-step 4 for the limits: at a stop, remove the velocity that drives into it; and the
+    motor's velocity row, only while motor_counts (the loop's first contact_sweeps rounds,
+    as for the contacts: coupled motors converge slowly against the joints' solves, and a
+    motor is no constraint -- the joints' rows then finish without it)."""
     err = 0.0
     corrected = False
     for which in range(2):
@@ -655,7 +660,7 @@ def limit_velocity_rows(B, J, j, eps, s):
                         ctype, wx, wy, wz, k, 1.0, eps, s)
             err = max(err, rate)
             corrected = True
-    if motor_velocity_row(B, J, j, eps, s):
+    if motor_counts and motor_velocity_row(B, J, j, eps, s):
         corrected = True
     return err, corrected
 
@@ -715,11 +720,11 @@ def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_velocity(B, J, j, eps, s):
-    """P-step 4 for all rows of joint j at t + h."""
+def correct_velocity(B, J, j, eps, s, motor_counts):
+    """P-step 4 for all rows of joint j at t + h (motor_counts: see limit_velocity_rows)."""
     e1, c1 = translation_rows(B, J, j, 1.0, eps, True, s)
     e2, c2 = rotation_rows(B, J, j, 1.0, eps, True, s)
-    e3, c3 = limit_velocity_rows(B, J, j, eps, s)
+    e3, c3 = limit_velocity_rows(B, J, j, eps, s, motor_counts)
     return max(e1, max(e2, e3)), c1 or c2 or c3
 
 

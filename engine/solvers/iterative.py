@@ -229,7 +229,8 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
             else:
                 corrected = False
         elif enabled[idx] and kind[idx] != BALL:
-            err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows)
+            err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows,
+                                                      cycles < contact_cycles)
         elif enabled[idx]:
             err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
                                                        inv_mass, vel, omega, inv_inertia_w,

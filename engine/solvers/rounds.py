@@ -401,7 +401,8 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
         for q in range(n_gs + n_free):
             if q >= n_gs:
                 err, corrected = generic.limit_velocity_rows(B, J, free[q - n_gs], eps,
-                                                             scratch_rows)
+                                                             scratch_rows,
+                                                             rounds < contact_rounds)
             else:
                 j = other[q] if q < no else glob[q - no]
                 if kind[j] == BALL:
@@ -409,7 +410,8 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
                                                                static, inv_mass, vel, omega,
                                                                inv_inertia_w, pred_ok)
                 else:
-                    err, corrected = generic.correct_velocity(B, J, j, eps, scratch_rows)
+                    err, corrected = generic.correct_velocity(B, J, j, eps, scratch_rows,
+                                                              rounds < contact_rounds)
             checks += 1
             if corrected:
                 stats[T_VEL_IMPULSES] += 1
