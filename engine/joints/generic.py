@@ -541,7 +541,7 @@ def motor_change(B, J, j, h, t, s):
             J.acc[j, A_SERVO_MODE] = SERVO_DEADBEAT
             J.acc[j, A_RATE_GOAL] = target_at(J, j, t + h)
             J.acc[j, A_H] = h
-            J.acc[j, A_KEFF] = k
+            J.acc[j, A_KEFF] = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
         return ctype, k, goal_rate - _rate(B, J, j, ctype, wx, wy, wz, s), wx, wy, wz
     ahead, wx, wy, wz = coordinate(B, J, j, ctype, True)
     now = coordinate(B, J, j, ctype, False)[0]
@@ -591,9 +591,13 @@ def motor_velocity_row(B, J, j, eps, s):
     rate = _rate(B, J, j, ctype, wx, wy, wz, s)
     if abs(rate - want) <= eps:   # within eps_vel: like the limits' rows, nothing to do
         return False
+    # sized with the effective mass (the step's first visit found it): once the joint's
+    # locked rows have answered, the rate has changed by k_eff lambda -- in one pass, where
+    # the row's own k would leave the locks and the motor trading impulses for many rounds
+    keff = J.acc[j, A_KEFF] if J.acc[j, A_KEFF] > 0.0 else k
     cap, used = J.param[j, P_MAX] * J.acc[j, A_H], J.acc[j, A_MOTOR]
-    eff = _accumulate(B, J, j, A_VMOTOR, (rate - want) / k, -cap - used, cap - used, ctype,
-                      wx, wy, wz, k, 1.0, eps, s)
+    eff = _accumulate(B, J, j, A_VMOTOR, (rate - want) / keff, -cap - used, cap - used,
+                      ctype, wx, wy, wz, keff, 1.0, eps, s)
     return eff > 0.0
 
 
