@@ -38,16 +38,20 @@ def cheetah_standing(drop=0.005):
     return doc
 
 
+def height_changes(world, body, seconds=10.0):
+    """The body's height at every step of `seconds` (the scene's h = 1/60) minus its start."""
+    b = world.body_names.index(body)
+    y0 = world.B.pos[b, 1]
+    heights = []
+    for _ in range(int(round(seconds))):
+        heights.extend(world.run(60, record_every=1).pos[:, b, 1])
+    return np.array(heights) - y0
+
+
 @pytest.mark.slow
 def test_mini_cheetah_stands_for_10_s_on_its_servos():
     world = scene_to_world(cheetah_standing(), "mini_cheetah")
-    base = world.body_names.index("body")
-    y0 = world.B.pos[base, 1]
-    heights = []
-    for _ in range(10):
-        result = world.run(60, record_every=1)
-        heights.extend(result.pos[:, base, 1])
-    heights = np.array(heights) - y0
+    heights = height_changes(world, "body")
     assert not world.problems
     assert world.last_step()["contacts"] >= 3                # on its feet
     assert heights[-1] == pytest.approx(-0.005, abs=0.002)   # it landed, and stays
@@ -79,14 +83,9 @@ def test_a1_converts_floating_with_servos_and_a_floor():
 def test_a1_stands_for_10_s_on_its_servos():
     doc = a1_standing()
     world = scene_to_world(doc, "a1")
-    trunk = world.body_names.index("trunk")
-    y0 = world.B.pos[trunk, 1]
-    heights = []
-    for _ in range(10):
-        result = world.run(60, record_every=1)
-        heights.extend(result.pos[:, trunk, 1])
+    heights = height_changes(world, "trunk")
     assert not world.problems
-    assert np.max(np.abs(np.array(heights) - y0)) < 0.01
+    assert np.max(np.abs(heights)) < 0.01
     assert world.time == pytest.approx(10.0)
 
 
