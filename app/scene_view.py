@@ -54,7 +54,8 @@ PER_STEP = ("body_pos", "body_rot", "body_vel", "body_static", "body_asleep",
             "contact_world", "contact_normal", "contact_impulse")
 NO_CONTACTS = {"contact_world": np.zeros((0, 3)), "contact_normal": np.zeros((0, 3)),
                "contact_impulse": np.zeros(0)}
-METHODS = ("joint_anchor_world", "joint_axis_world")      # values copied, called as before
+METHODS = ("joint_anchor_world", "joint_axis_world",      # values copied, called as before
+           "load_arrows")
 
 
 class SceneView:

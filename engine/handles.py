@@ -1,4 +1,4 @@
-"""Stable handles for bodies and joints: a slot and a generation, as Box2D's ids and Rapier's
+"""Stable handles for bodies, joints and loads: a slot and a generation, as Box2D's ids and Rapier's
 handles. A handle stays valid while its object exists, whatever else is added or removed
 (indices shift when an earlier body is removed; handles do not). Once its object is removed
 the handle is stale: every use raises StaleHandle, also after its slot is reused."""
@@ -24,12 +24,21 @@ class JointId:
     generation: int
 
 
+@dataclass(frozen=True)
+class LoadId:
+    slot: int
+    generation: int
+
+
+WHAT = {BodyId: "body", JointId: "joint", LoadId: "load"}
+
+
 class Handles:
-    """Slots of one kind of object (bodies or joints and springs), each holding the name of
+    """Slots of one kind of object (bodies, joints and springs, or loads), each holding the name of
     its object or None, with a generation that grows when the slot is freed."""
 
     def __init__(self, kind):
-        self.kind = kind                 # BodyId or JointId
+        self.kind = kind                 # BodyId, JointId or LoadId
         self.names = []                  # per slot: the object's name, or None
         self.generations = []
         self.free = []
@@ -63,7 +72,7 @@ class Handles:
 
     def name(self, handle):
         """The name of the object a handle stands for; StaleHandle if it was removed."""
-        what = "body" if self.kind is BodyId else "joint"
+        what = WHAT[self.kind]
         ok = (isinstance(handle, self.kind) and 0 <= handle.slot < len(self.names)
               and self.generations[handle.slot] == handle.generation
               and self.names[handle.slot] is not None)

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import scene_schema
 from .durable import write_file
+from .loads import load_model
 from .scene_entries import body_entry
 from .settings import Settings
 from .world import WORLD, World
@@ -71,6 +72,10 @@ def _sentence(err):
         return "give exactly one of 'anchor', 'anchors' or 'local_anchors'"
     if v == "not":
         return "give either 'mass' or 'density', not both"
+    if v == "anyOf" and isinstance(err.instance, dict) and "body" in err.instance:
+        return "give a 'force', a 'torque' or both"
+    if v == "oneOf" and err.absolute_path and err.absolute_path[-1] in ("force", "torque"):
+        return "must be [x, y, z] or a sequence {\"times\": [...], \"values\": [[x, y, z], ...]}"
     return err.message
 
 
@@ -134,6 +139,18 @@ def _reference_problems(doc):
         if j["name"] in jnames:
             problems.append((f"$.joints[{i}].name", f"duplicate joint name {j['name']!r}"))
         jnames.setdefault(j["name"], i)
+    lnames = {}
+    for i, load in enumerate(doc.get("loads", [])):
+        if load["body"] not in names:
+            problems.append((f"$.loads[{i}].body", f"no body named {load['body']!r}"))
+        if load["name"] in lnames:
+            problems.append((f"$.loads[{i}].name", f"duplicate load name {load['name']!r}"))
+        lnames.setdefault(load["name"], i)
+        try:
+            load_model(load, where=f"$.loads[{i}]")
+        except ValueError as e:
+            path, _, msg = str(e).partition(": ")
+            problems.append((path, msg))
     for i, pair in enumerate(doc.get("contacts", {}).get("disabled_pairs", [])):
         for k, bn in enumerate(pair):
             if bn not in names:
@@ -225,6 +242,8 @@ def scene_to_world(doc, source="<scene>"):
             world.add_joint(spec)
         except (ValueError, KeyError) as e:
             raise SceneError(source, [(f"$.joints[{i}]", str(e).strip("'\""))]) from None
+    for spec in doc.get("loads", []):
+        world.add_load(spec)
     if "state" in doc and _state_agrees(world, doc["state"]):
         from .resume import from_document
         try:
@@ -267,6 +286,8 @@ def world_to_scene(world, exact_state=False):
     joints = [world.joint_entry(name) for name in world.scene_joint_names]
     if joints:
         doc["joints"] = joints
+    if world.load_models:
+        doc["loads"] = [world.load_entry(name) for name in world.load_names]
     if world.contacts_spec:
         doc["contacts"] = copy.deepcopy(world.contacts_spec)
     if exact_state:

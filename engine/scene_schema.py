@@ -17,7 +17,7 @@ STIFFNESS = 1e9      # spring stiffness [N/m] (and torsion [N m/rad])
 DAMPING = 1e7        # [N s/m]
 FRICTION = 10.0      # coefficient of friction
 ROLLING = 1.0        # torsional / rolling friction coefficient [m]
-FORCE = 1e9          # motor force [N] or torque [N m], brake
+FORCE = 1e9          # motor force [N] or torque [N m], brake, external loads
 GRAVITY = 1e4        # |g| component [m/s^2]
 INT64 = 2 ** 63 - 1  # collision group / mask bits
 
@@ -134,6 +134,35 @@ _sequence = {
                    "values": {"type": "array", "items": _coord, "minItems": 1,
                               "maxItems": 100000},
                    "repeat": {"type": "boolean"}},
+    "additionalProperties": False,
+}
+
+# an external load's force or torque: constant, or a time sequence of 3-vectors
+_load_sequence = {
+    "type": "object",
+    "required": ["times", "values"],
+    "properties": {"times": {"type": "array", "items": _num(0, 1e9), "minItems": 1,
+                             "maxItems": 100000},
+                   "values": {"type": "array", "items": _vec(3, _num(-FORCE, FORCE)),
+                              "minItems": 1, "maxItems": 100000},
+                   "interpolation": {"enum": ["linear", "step"]},
+                   "repeat": {"type": "boolean"}},
+    "additionalProperties": False,
+}
+_load_vector = {"oneOf": [_vec(3, _num(-FORCE, FORCE)), _load_sequence]}
+
+LOAD = {   # engine/loads.py
+    "type": "object",
+    "required": ["name", "body"],
+    "properties": {
+        "name": _name,
+        "body": _name,
+        "force": _load_vector,
+        "torque": _load_vector,
+        "frame": {"enum": ["world", "body"]},
+        "point": _vec3,
+    },
+    "anyOf": [{"required": ["force"]}, {"required": ["torque"]}],
     "additionalProperties": False,
 }
 
@@ -265,6 +294,7 @@ SCENE = {
         },
         "bodies": {"type": "array", "items": BODY, "maxItems": 100_000},
         "joints": {"type": "array", "items": JOINT, "maxItems": 100_000},
+        "loads": {"type": "array", "items": LOAD, "maxItems": 100_000},
         "state": STATE,
         "contacts": {
             "type": "object",

@@ -12,15 +12,15 @@ counts the time it has been still; an island whose bodies have all been still fo
 static (B.static set, inverse mass and inertia zero) and the joints among them are off, so
 the loops, the look-ahead and the contact pairs among them cost nothing; detection still
 sees their shapes. Defaults as Jolt's (0.03 m/s point speed, 0.5 s; Box2D: 0.5 s).
-Never asleep: an island with a dragged body or a joint motor that moves it (a velocity
-motor with a target, a target sequence).
+Never asleep: an island with a dragged body, a joint motor that moves it (a velocity
+motor with a target, a target sequence) or a load that changes over time (loads.py).
 
 Waking. An island wakes, whole, when an awake dynamic body comes into contact with it
 (detection at the step's start, then detection again with the woken bodies), when one of its
-bodies is dragged, and on `World.wake()`; every live edit, a change of gravity and turning
-sleeping off wake all (a state restore puts back the sleep state it captured). Waking puts
-the bodies' mass rows back from their models (bit for bit the rows they had) with zero
-velocity, as at the moment they fell asleep.
+bodies is dragged or the load on one of them changes, and on `World.wake()`; every live
+edit, a change of gravity and turning sleeping off wake all (a state restore puts back the
+sleep state it captured). Waking puts the bodies' mass rows back from their models (bit for
+bit the rows they had) with zero velocity, as at the moment they fell asleep.
 
 Sleeping applies to worlds with contacts (World.step); a world without contacts runs in one
 kernel (World.run) and never sleeps. `settings.sleeping = false` turns it off.
@@ -260,7 +260,8 @@ class Sleep:
 
     @staticmethod
     def _kept_awake(world, movable):
-        """Bodies whose island must not sleep: the dragged one, those on a moving motor."""
+        """Bodies whose island must not sleep: the dragged one, those on a moving motor or
+        under a changing load."""
         from .joints import MOTOR_NONE, MOTOR_VELOCITY, P_MOTOR, P_SEQ_LEN, P_TARGET
         keep = np.zeros(movable.shape[0], dtype=np.bool_)
         if world.drag is not None:
@@ -273,6 +274,10 @@ class Sleep:
             for b in J.body[j]:
                 if b >= 0:
                     keep[b] = True
+        varying = {lm.body for lm in world.load_models if lm.varies}   # loads.py
+        for b, m in enumerate(world.models):
+            if m.name in varying:
+                keep[b] = True
         return keep
 
     # ---- measures and snapshots ------------------------------------------------------------

@@ -22,6 +22,7 @@ Bodies = namedtuple("Bodies", [
     "pred_series",    # (n,N+1,3) look-ahead cache: scaled omega terms
     "pred_rot",       # (n,3,3) look-ahead cache: M_rot, the orthonormal rotation over h
     "pred_ok",        # (n,) bool: cache valid for the current velocities
+    "load",           # (n,6) external force and torque [N, N m], world, of this step (loads.py)
 ])
 
 # Joints: one row each; `kind` selects the constraint family (engine/joints/).
@@ -148,7 +149,7 @@ def empty_bodies(n, order):
         inertia_w=np.zeros((n, 3, 3)), inv_inertia_w=np.zeros((n, 3, 3)),
         pred_pos=np.zeros((n, 3)), pred_series=np.zeros((n, order + 1, 3)),
         pred_rot=np.tile(np.eye(3), (n, 1, 1)),
-        pred_ok=np.zeros(n, dtype=np.bool_))
+        pred_ok=np.zeros(n, dtype=np.bool_), load=np.zeros((n, 6)))
 
 
 def empty_joints(m, seq_rows=0):

@@ -9,12 +9,13 @@ at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
   1. order      contact graph layers and patches; the cut at the first collision time within
                 the step (Schmitt sec. 11: the rest follows as another sub-step)
   2. collide    collisions at t: restitution targets, the last step's impulses as warm start
-  3. forces     springs and dampers, joint forces (motors' limits, springs in joints)
+  3. forces     external loads' first half kick (loads.py), springs and dampers, joint
+                forces (motors' limits, springs in joints)
   4. position   P-steps 1-2: joints and contacts corrected on the look-ahead to t + h until
                 every error is below its tolerance, or a cap / the budget stops the loop;
                 a diverging loop halves the step (up to max_halvings)
   5. shock      shock propagation over the contact graph's layers, bottom-up
-  6. advance    P-step 3: every body moves ballistically to t + h
+  6. advance    P-step 3: every body moves ballistically to t + h; the loads' second kick
   7. velocity   P-step 4: joints and touching contacts at t + h, then the velocity shock pass
 Each stage is timed into its own statistics field (T_<stage>_NS; step_stats.py names them);
 the stopping rules the position and velocity stages share live in solvers/stopping.py.
@@ -27,6 +28,7 @@ from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
 from .joints import BALL, generic, spring
+from .loads import kick
 from .solvers import rounds
 from .solvers.iterative import (
     advance_all,
@@ -126,9 +128,10 @@ def collide(B, C, hs, settings, stats, target, first, warm, top):
 
 @njit(cache=True)
 def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
-    """Stage 3: springs and dampers (as impulses, or begun for the iterated springs), and
-    the joints' own forces."""
+    """Stage 3: the external loads' first half kick, springs and dampers (as impulses, or
+    begun for the iterated springs), and the joints' own forces."""
     J.acc[:, :] = 0.0
+    kick(B, 0.5 * hs)
     if iterated:
         spring.begin_iterated(B, Sp, hs, h_prev)
     else:
@@ -170,12 +173,14 @@ def shock(B, C, top, hs, settings, stats, velocities, deadline):
 
 @njit(cache=True)
 def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r):
-    """Stage 6: the springs' step ends, every body moves ballistically to t + h."""
+    """Stage 6: the springs' step ends, every body moves ballistically to t + h, and the
+    external loads' second half kick (with the inertia at t + h) completes v + h F/m."""
     t0 = monotonic_ns()
     spring.end_step(B, Sp)
     advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
     settings[S_H_PREV] = hs
     prepare(B, J, scratch_r)
+    kick(B, 0.5 * hs)
     stats[T_ADVANCE_NS] += monotonic_ns() - t0
 
 

@@ -11,9 +11,10 @@ from . import step_stats
 from .contacts.system import ContactSystem
 from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
-from .handles import BodyId, Handles, JointId
+from .handles import BodyId, Handles, JointId, LoadId
 from .interaction import Drag, apply_drag
 from .joints import A_MOTOR, A_VMOTOR
+from .loads import LoadEdits, sum_wrenches
 from .settings import Settings
 from .sleeping import Sleep, waking
 from .solvers import graph, iterative
@@ -37,9 +38,9 @@ class RunResult:
         return step_stats.records(self.stats)
 
 
-class World(LiveEdits):
-    """Bodies, joints, springs and contacts as flat arrays, stepped by the impulse method;
-    live edits (engine/world_edits.py) between steps."""
+class World(LiveEdits, LoadEdits):
+    """Bodies, joints, springs, external loads and contacts as flat arrays, stepped by the
+    impulse method; live edits (engine/world_edits.py, engine/loads.py) between steps."""
 
     def __init__(self, settings=None):
         self.settings = settings if isinstance(settings, Settings) else \
@@ -49,6 +50,7 @@ class World(LiveEdits):
         self.models = []           # BodyModel per body
         self.joint_models = []     # JointModel per joint (not springs)
         self.spring_models = []    # JointModel per spring
+        self.load_models = []      # LoadModel per external load (loads.py)
         self.camera = None
         self.contacts_spec = None
         self.meta = {}
@@ -69,6 +71,7 @@ class World(LiveEdits):
         self.collision = ContactSystem(self)   # shape table, filters, detection
         self._body_ids = Handles(BodyId)      # stable handles (handles.py)
         self._joint_ids = Handles(JointId)
+        self._load_ids = Handles(LoadId)
         self.sleep = Sleep()                  # islands and sleeping (sleeping.py)
         # the settings array and the Contacts (new when the row count changes; always made by
         # state.empty_contacts, so one kind) may be new objects each step
@@ -249,6 +252,10 @@ class World(LiveEdits):
             arr = self.settings.to_array(self.h_prev, self.time + (h - left))
             arr[S.S_H] = left
             arr[S.S_TOI] = 1.0 if cut < self.MAX_TOI_EVENTS else 0.0
+            if self.load_models or self.B.load.any():   # at the sub-step's middle
+                changed = sum_wrenches(self, self.time + (h - left), left, self.B.load)
+                if len(changed) and sleep.asleep[changed].any():
+                    sleep.wake(self, changed)      # a load came, went or changed
             C, detect_s = self.collision.detect(left)
             if sleep.wake_touched(self, C):   # an awake body reached a sleeping island
                 C, again = self.collision.detect(left)
@@ -330,7 +337,7 @@ class World(LiveEdits):
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
         times = self.time + np.arange(rows) * record_every * self.settings.h
-        if self._has_contacts() or self.settings.extrapolate:
+        if self._has_contacts() or self.settings.extrapolate or self.load_models:
             wall = self._run_stepwise(steps, record_every, rec, stats, energy)
         else:
             start = self.get_state(), self.J.acc.copy()
@@ -363,8 +370,8 @@ class World(LiveEdits):
         return c.enabled and len(c.tables().shape_kind) >= 2
 
     def _run_stepwise(self, steps, record_every, rec, stats, energy):
-        """run() with contacts (detection is Python-side) or extrapolation: one step() per
-        step."""
+        """run() with contacts (detection is Python-side), extrapolation or loads (evaluated
+        in Python each step): one step() per step."""
         import time as _time
         energy[0] = sum(self.energy())
         if rec[0].shape[0]:

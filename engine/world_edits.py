@@ -58,6 +58,7 @@ class Removal:
     joints: list = field(default_factory=list)         # (index, JointModel, rows but seq)
     springs: list = field(default_factory=list)
     filters: list = field(default_factory=list)        # (index, pair)
+    loads: list = field(default_factory=list)          # (index, LoadModel) on the body
     state: dict = field(default_factory=dict)          # resume.capture() before the removal
     steps_taken: int = 0
     names: tuple = ()                                  # bodies' and joints' names before it
@@ -273,9 +274,9 @@ class LiveEdits:
 
     @waking
     def remove_body(self, name):
-        """Remove a body, every joint and spring attached to it and the contact filters that
-        name it; returns a Removal for restore_body(). The body's handle and
-        those of its joints become stale."""
+        """Remove a body, every joint, spring and load attached to it and the contact filters
+        that name it; returns a Removal for restore_body(). The body's handle and those of
+        its joints and loads become stale."""
         from .resume import capture
         idx = self._body_arg(name)
         name = self.models[idx].name
@@ -295,6 +296,9 @@ class LiveEdits:
         removal.filters = [(i, p) for i, p in enumerate(pairs) if name in p]
         for i, _ in reversed(removal.filters):
             del pairs[i]
+        removal.loads = [(i, lm) for i, lm in enumerate(self.load_models) if lm.body == name]
+        for _, lm in removal.loads:
+            self.remove_load(lm.name)
         if self.drag is not None and self.drag.body >= idx:
             self.drag = None if self.drag.body == idx else self.drag
             if self.drag is not None:
@@ -316,6 +320,9 @@ class LiveEdits:
         name = removal.entry["name"]
         if name in self.body_names:
             raise ValueError(f"body name {name!r} is already taken")
+        for _, lm in removal.loads:
+            if lm.name in self.load_names:
+                raise ValueError(f"load name {lm.name!r} is already taken")
         model = body_model(removal.entry, where=f"body {name!r}")
         for arr in (self.J.body, self.Sp.body):
             arr[arr >= idx] += 1
@@ -339,6 +346,9 @@ class LiveEdits:
                 pairs.insert(i, list(p))
         for _, jm, _ in removal.joints + removal.springs:
             self._joint_ids.add(jm.name)
+        for i, lm in removal.loads:
+            self.load_models.insert(i, lm)
+            self._load_ids.add(lm.name)
         if self.steps_taken == removal.steps_taken and \
                 (self.body_names, self.scene_joint_names) == removal.names:
             from .resume import restore
@@ -385,7 +395,8 @@ class LiveEdits:
         self.collision.replace_body(b, new)
 
     def rename_body(self, old, new):
-        """Give a body a new name; its joints, springs, contact filters and handle follow."""
+        """Give a body a new name; its joints, springs, loads, contact filters and handle
+        follow."""
         b = self._body_arg(old)
         old = self.models[b].name
         if new == WORLD or new in self.body_names:
@@ -401,6 +412,9 @@ class LiveEdits:
             jm.spec["bodies"] = list(jm.bodies)
         for pair in (self.contacts_spec or {}).get("disabled_pairs", []):
             pair[:] = [new if n == old else n for n in pair]
+        for lm in self.load_models:
+            if lm.body == old:
+                lm.body = lm.spec["body"] = new
         self._body_ids.rename(old, new)
 
     # ---- joints and springs --------------------------------------------------------------

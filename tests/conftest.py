@@ -29,7 +29,10 @@ def joint_scene_paths():
 
 def passive(world):
     """True if nothing in the world adds or removes energy on purpose (no motors, joint
-    springs' dampers, brakes, spring dampers, or rolling and torsional friction)."""
+    springs' dampers, brakes, spring dampers, external loads, or rolling and torsional
+    friction)."""
+    if getattr(world, "load_models", None):
+        return False
     for jm in world.joint_models + world.spring_models:
         spec = jm.spec
         if "motor" in spec or spec.get("damping", 0) or spec.get("spring", {}).get("damping", 0):

@@ -198,3 +198,28 @@ def test_small_far_gizmo_spheres_use_the_coarse_mesh(gl):
     assert (lod.fine.count, lod.coarse.count) == (1, 1)
     assert np.allclose(lod.fine.rows[0, 9:12], near) and np.allclose(lod.coarse.rows[0, 9:12], far)
     lod.release()
+
+
+def test_loads_draw_a_force_arrow_from_its_point_and_a_torque_arrow_along_its_axis():
+    from impulse.app.render.gizmos import (
+        LOAD_FORCE,
+        LOAD_TORQUE,
+        build_gizmos,
+        load_arrow_length,
+    )
+    world = FakeWorld([(SPHERE, (0.5, 0, 0), (0, 0, 0), None, RED)])
+    point, force, torque = [0.0, 0.5, 0.0], [0.0, 0.0, 10.0], [3.0, 0.0, 0.0]
+    world.load_arrows = lambda: np.array([[point, force, torque]])
+    opts = RenderOptions(show_joints=False, show_loads=True)
+    giz = build_gizmos(world, opts)
+    assert len(giz.cones) == 2 and len(giz.cylinders) == 2
+    for row, vec, color in zip(giz.cones, (force, torque), (LOAD_FORCE, LOAD_TORQUE),
+                               strict=True):
+        assert np.allclose(row[18:21], color)
+        unit = np.asarray(vec) / np.linalg.norm(vec)
+        tip = row[9:12] + unit * row[13]                 # the cone's base + its height
+        assert np.allclose(tip, np.asarray(point) + unit * load_arrow_length(
+            np.linalg.norm(vec)), atol=1e-5)
+    assert load_arrow_length(1.0) == pytest.approx(0.3)
+    assert load_arrow_length(100.0) == pytest.approx(0.3 * np.log2(101))
+    assert len(build_gizmos(world, RenderOptions(show_joints=False, show_loads=False)).cones) == 0

@@ -1,5 +1,5 @@
-"""Debug gizmos (joints and springs, contacts, centres of mass, velocities, the mouse drag)
-as instances; the joints' look is app/render/joint_gizmos.py."""
+"""Debug gizmos (joints and springs, contacts, centres of mass, velocities, external loads,
+the mouse drag) as instances; the joints' look is app/render/joint_gizmos.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,6 +17,28 @@ CONTACT_NORMAL = (0.2, 0.9, 0.35)
 COM_COLOR = (0.95, 0.95, 0.95)
 VELOCITY = (1.0, 0.6, 0.1)
 DRAG_LINE = (1.0, 1.0, 0.3)
+LOAD_FORCE = (0.2, 0.85, 1.0)
+LOAD_TORQUE = (0.95, 0.35, 0.95)
+
+
+def load_arrow_length(magnitude):
+    """Arrow length [m] for a force [N] or torque [N m]: 0.3 log2(1 + |x|), so 1 N shows
+    0.3 m, 10 N 1.04 m, 100 N 2 m and 1000 N 3 m (loads of any size stay readable)."""
+    return 0.3 * np.log2(1.0 + magnitude)
+
+
+def _load_arrows(g, arrows, r):
+    """Each load's force as an arrow from its point of application (the centre of mass
+    without a point), its torque about the centre of mass as an arrow along the axis from
+    the same point."""
+    for column, color, radius in ((1, LOAD_FORCE, 0.8), (2, LOAD_TORQUE, 0.6)):
+        vec = arrows[:, column]
+        mag = np.linalg.norm(vec, axis=1)
+        on = mag > 0
+        if on.any():
+            unit = vec[on] / mag[on, None]
+            g.arrows(arrows[on, 0], unit * load_arrow_length(mag[on])[:, None], r * radius,
+                     color)
 
 
 def _empty() -> np.ndarray:
@@ -129,6 +151,11 @@ def build_gizmos(scene, options) -> GizmoInstances:
         pos = np.asarray(scene.body_pos, dtype=np.float64)[dynamic]
         vel = np.asarray(scene.body_vel, dtype=np.float64)[dynamic]
         g.arrows(pos, vel * options.velocity_scale, r * 0.7, VELOCITY)
+    arrows = getattr(scene, "load_arrows", None) if options.show_loads else None
+    if arrows is not None:
+        arrows = np.asarray(arrows(), dtype=np.float64).reshape(-1, 3, 3)
+        if len(arrows):
+            _load_arrows(g, arrows, r)
     lines = getattr(scene, "gizmo_lines", None)
     if lines is not None and len(lines):          # the mouse drag: grabbed point -> target
         lines = np.asarray(lines, dtype=np.float64).reshape(-1, 2, 3)

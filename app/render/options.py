@@ -17,6 +17,7 @@ class RenderOptions:
     show_contacts: bool = False
     show_com: bool = False
     show_velocity: bool = False
+    show_loads: bool = True         # external loads: force and torque arrows
     tint_sleeping: bool = True
     show_visuals: bool = True       # imported models: visual meshes, not collision shapes
     gizmo_xray: bool = True

@@ -7,6 +7,7 @@ from imgui_bundle import imgui, implot
 TOGGLES = (("Shadows", "shadows"), ("Grid", "grid"), ("Wireframe", "wireframe"),
            ("Joints", "show_joints"), ("Contact points and normals", "show_contacts"),
            ("Centres of mass", "show_com"), ("Velocities", "show_velocity"),
+           ("External loads (forces, torques)", "show_loads"),
            ("Gizmos through bodies", "gizmo_xray"), ("Tint sleeping bodies", "tint_sleeping"),
            ("Visual meshes (imported models)", "show_visuals"))
 
