@@ -341,3 +341,33 @@ def test_the_bundled_loads_scene_does_what_its_description_says(scene_path):
     assert top == pytest.approx(0.5 * 5.19 + 5.19 ** 2 / (2 * G), abs=0.01)
     assert min(angles) > -0.5 and max(angles) == pytest.approx(63.5, abs=0.3)
     assert max(spin) == pytest.approx(37.5, rel=1e-6) and abs(spin[-1]) < 1e-6
+
+
+def resting_crate(**load):
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
+              {"name": "crate", "mass": 10.0, "position": [0, 0.25, 0],
+               "shape": {"type": "box", "size": [0.5, 0.5, 0.5]},
+               "material": {"static_friction": 0.5}}]
+    loads = [{"name": "push", "body": "crate", **load}] if load else []
+    return scene_to_world(doc(bodies, loads, {"h": 1 / 60, "sleeping": True}))
+
+
+def test_a_constant_load_held_by_friction_lets_the_crate_sleep_and_a_new_one_wakes_it():
+    w = resting_crate(force=[20.0, 0, 0])           # below mu_s m g = 49 N: held
+    run_for(w, 2.0)
+    assert w.body_asleep[1]
+    x = w.B.pos[1].copy()
+    w.add_load({"name": "shove", "body": "crate", "force": [60.0, 0, 0]})
+    assert not w.body_asleep[1]
+    run_for(w, 0.5)
+    assert w.B.pos[1, 0] - x[0] > 0.05              # 80 N against 39 N of dynamic friction
+
+
+def test_a_load_that_varies_keeps_its_body_awake_and_acts_when_it_rises():
+    """Zero for 2 s, then 60 N: the crate must not sleep through the rise."""
+    seq = {"times": [0.0, 2.0, 2.1], "values": [[0, 0, 0], [0, 0, 0], [60, 0, 0]]}
+    w = resting_crate(force=seq)
+    run_for(w, 1.9)
+    assert not w.body_asleep[1]
+    run_for(w, 1.0)
+    assert w.B.pos[1, 0] > 0.1
