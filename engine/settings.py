@@ -56,6 +56,8 @@ class Settings:
         a[S.S_CONTACT_SWEEPS] = self.contact_sweeps
         a[S.S_CONTACT_TOL] = self.contact_tolerance
         a[S.S_TOI] = 1.0
+        a[S.S_SPRING_SYNC] = 1.0 if self.extrapolate and self.spring_mode == "approximate" \
+            else 0.0
         return a
 
     def to_dict(self):

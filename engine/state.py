@@ -117,9 +117,12 @@ WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
     S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_SWEEPS, S_CONTACT_TOL, \
-    S_TOI, S_SIZE = range(22)
+    S_TOI, S_SPRING_SYNC, S_SIZE = range(23)
 # S_TOI: 1 while the step may be cut at a collision time (World.step clears it when the
 # step's sub-steps reach their cap); the kernel writes the length it took into S_H.
+# S_SPRING_SYNC: 1 where springs, dampers and brakes act as two half kicks around each step
+# (velocities at the step's end in step with the positions: extrapolation needs that),
+# else 0: one kick at t for the window (h_prev + h)/2 (joints/spring.py).
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # Statistics of one step, written by the kernels into one float array.

@@ -52,6 +52,7 @@ from .state import (
     S_SHOCK_PASSES,
     S_SOLVER,
     S_SPRING_ITERATED,
+    S_SPRING_SYNC,
     S_TIME,
     S_TOI,
     S_VEL_CORR,
@@ -128,14 +129,21 @@ def collide(B, C, hs, settings, stats, target, first, warm, top):
 
 @njit(cache=True)
 def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
-    """Stage 3: the external loads' first half kick, springs and dampers (as impulses, or
-    begun for the iterated springs), and the joints' own forces."""
+    """Stage 3: the external loads' first half kick, springs and dampers (as impulses for
+    the window (h_prev + h)/2, or begun for the iterated springs), and the joints' own
+    forces (springs, dampers, brakes)."""
     J.acc[:, :] = 0.0
     kick(B, 0.5 * hs)
     if iterated:
         spring.begin_iterated(B, Sp, hs, h_prev)
     else:
         spring.apply_approximate(B, Sp, hs, h_prev)
+    joint_forces(B, J, hs, h_prev, scratch_rows)
+
+
+@njit(cache=True)
+def joint_forces(B, J, hs, h_prev, scratch_rows):
+    """The joints' springs, dampers and brakes for the window (h_prev + h)/2."""
     for j in range(J.kind.shape[0]):
         if J.enabled[j] and J.kind[j] != BALL:
             generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
@@ -172,15 +180,21 @@ def shock(B, C, top, hs, settings, stats, velocities, deadline):
 
 
 @njit(cache=True)
-def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r):
+def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scratch_rows,
+            sync):
     """Stage 6: the springs' step ends, every body moves ballistically to t + h, and the
-    external loads' second half kick (with the inertia at t + h) completes v + h F/m."""
+    external loads' second half kick (with the inertia at t + h) completes v + h F/m. With
+    `sync` the springs, dampers and brakes give their second half kick too, at t + h (the
+    first took only h/2: their window ends at t + h instead of t + h/2)."""
     t0 = monotonic_ns()
     spring.end_step(B, Sp)
     advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
     settings[S_H_PREV] = hs
     prepare(B, J, scratch_r)
     kick(B, 0.5 * hs)
+    if sync:
+        spring.apply_approximate(B, Sp, 0.0, hs)
+        joint_forces(B, J, 0.0, hs, scratch_rows)
     stats[T_ADVANCE_NS] += monotonic_ns() - t0
 
 
@@ -238,6 +252,7 @@ def step(B, J, Sp, C, settings, stats, W):
     done = 0
     level = 0
     iterated = settings[S_SPRING_ITERATED] != 0.0
+    sync = settings[S_SPRING_SYNC] != 0.0 and not iterated
     warmed = False
     warmed_v = False
     top = 0
@@ -254,7 +269,8 @@ def step(B, J, Sp, C, settings, stats, W):
                              done == 0 and not warmed, warmed, top)
         save_vel[:, :] = B.vel
         save_omega[:, :] = B.omega
-        forces(B, J, Sp, hs, h_prev, iterated, scratch_rows)           # 3. forces
+        forces(B, J, Sp, hs, 0.0 if sync else h_prev, iterated,        # 3. forces
+               scratch_rows)
         ok = position(B, J, Sp, C, hs, h_prev, settings, stats,         # 4. position
                       scratch_a, scratch_x, scratch_arms, scratch_rows, level < max_level, W)
         if not ok and level < max_level:
@@ -271,7 +287,8 @@ def step(B, J, Sp, C, settings, stats, W):
             if top > 0:
                 shock(B, C, top, hs, settings, stats, False, deadline)  # 5. shock
             stats[T_END_DEPTH] = max(stats[T_END_DEPTH], contacts.end_depth(B, C, hs))
-        advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r)  # 6. advance
+        advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r,  # 6. advance
+                scratch_rows, sync)
         warmed_v = velocity(B, J, C, hs, h, top, settings, stats,        # 7. velocity
                             scratch_rows, W, warmed_v, deadline)
         settings[S_TIME] += hs
