@@ -1,9 +1,13 @@
-"""External loads: forces and torques on bodies, from the scene's `loads` or the Python API.
+"""External loads: forces and torques on bodies, and actuator efforts on joints, from the
+scene's `loads` or the Python API.
 
-A load acts on one body: a force (at a point of the body, else at its centre of mass) and/or
-a torque, each either constant or a time sequence (piecewise linear or piecewise constant,
-optionally repeating, like a servo's target sequence), given in the world frame or in the
-body's own (scene) frame, where it turns with the body.
+A body load acts on one body: a force (at a point of the body, else at its centre of mass)
+and/or a torque, each either constant or a time sequence (piecewise linear or piecewise
+constant, optionally repeating, like a servo's target sequence), given in the world frame or
+in the body's own (scene) frame, where it turns with the body. A joint load is an actuator's
+effort on a joint's primary coordinate (a torque about a hinge's axis, a force along a
+slider's), equal and opposite on the joint's two bodies, constant or a sequence: MJCF's
+torque-input `motor` actuators import as these (engine/formats/convert.py).
 
 Each (sub-)step, World.step evaluates every load at the step's middle t + h/2 and sums them
 per body into B.load (n, 6): the world force F and the world torque T about the centre of
@@ -18,6 +22,9 @@ impulse at the step's middle that Schmitt's sec. 8 assumes), and v(t+h) = v + h 
 the velocity stage corrects the joints and contacts. Second order in h, also for a
 body-frame load or a force at a point, whose direction and arm turn with the body.
 
+A joint load's effort goes into J.param[:, P_EFFORT] and is kicked the same way, along the
+coordinate's row (step.joint_efforts, joints/generic.apply_effort).
+
 Static and sleeping bodies take no kicks. A body whose load changes wakes (World.step); an
 island under a load that changes over time never sleeps.
 """
@@ -29,6 +36,7 @@ from numba import njit
 
 from .handles import LoadId
 from .impulses import apply_angular_impulse, apply_impulse
+from .joints import COORD_NONE, COORD_OFFSET_X, COORDS, P_COORD1, P_EFFORT
 from .scene_entries import scene_to_principal
 from .sleeping import waking
 
@@ -68,11 +76,12 @@ class Signal:
 
 
 def signal(spec, where):
-    """A Signal from a scene value: [x, y, z] or {times, values, interpolation, repeat}.
-    ValueError naming `where` for times that fall or do not match the values."""
+    """A Signal from a scene value: [x, y, z] or a number (an effort), or {times, values,
+    interpolation, repeat}. ValueError naming `where` for times that fall or do not match
+    the values."""
     if isinstance(spec, dict):
         times = np.asarray(spec["times"], dtype=np.float64)
-        values = np.asarray(spec["values"], dtype=np.float64).reshape(-1, 3)
+        values = np.asarray(spec["values"], dtype=np.float64)
         if len(times) != len(values):
             raise ValueError(f"{where}: 'times' has {len(times)} entries and 'values' "
                              f"{len(values)}; give one value per time")
@@ -87,20 +96,41 @@ def signal(spec, where):
 class LoadModel:
     """One load: its scene entry and what it means."""
     name: str
-    body: str                          # the body's name
+    body: str | None                   # a body load: the body's name
     spec: dict                         # the scene entry (copied)
     force: Signal | None
     torque: Signal | None
     in_body: bool                      # force and torque in the body's scene frame
     point: np.ndarray | None           # point of the force in the body's scene frame
+    joint: str | None = None           # a joint load: the joint's name
+    effort: Signal | None = None       # its effort [N m or N]
 
     @property
     def varies(self):
-        return any(s is not None and s.varies for s in (self.force, self.torque))
+        return any(s is not None and s.varies for s in (self.force, self.torque, self.effort))
+
+
+BODY_KEYS = ("force", "torque", "frame", "point")
 
 
 def load_model(spec, where="load"):
     """LoadModel from a validated scene load entry (ValueError naming `where`)."""
+    if ("body" in spec) == ("joint" in spec):
+        raise ValueError(f"{where}: give a 'body' or a 'joint', not both" if "body" in spec
+                         else f"{where}: give a 'body' (with a 'force' and/or a 'torque') "
+                         "or a 'joint' (with an 'effort')")
+    if "joint" in spec:
+        extra = [k for k in BODY_KEYS if k in spec]
+        if extra:
+            raise ValueError(f"{where}.{extra[0]}: a joint load takes an 'effort' (a torque "
+                             "or force along the joint's coordinate)")
+        if "effort" not in spec:
+            raise ValueError(f"{where}: a joint load needs an 'effort'")
+        return LoadModel(spec["name"], None, copy.deepcopy(spec), None, None, False, None,
+                         spec["joint"], signal(spec["effort"], f"{where}.effort"))
+    if "effort" in spec:
+        raise ValueError(f"{where}.effort: an effort acts on a joint's coordinate; a body "
+                         "load takes a 'force' and/or a 'torque'")
     force = signal(spec["force"], f"{where}.force") if "force" in spec else None
     torque = signal(spec["torque"], f"{where}.torque") if "torque" in spec else None
     if force is None and torque is None:
@@ -147,17 +177,43 @@ def world_wrench(world, lm, b, t, half_step=0.0):
 
 def sum_wrenches(world, t, h, out):
     """out (n, 6): every body's world force and torque about its centre of mass for the
-    step [t, t + h], taken at its middle; returns the indices of the bodies whose wrench
-    differs from what `out` held."""
+    step [t, t + h], taken at its middle, and the joint loads' efforts into world.J's
+    P_EFFORT column; returns the indices of the bodies whose wrench or whose joints' effort
+    differs from what they held."""
     before = out.copy()
     out[:] = 0.0
+    J = world.J
+    efforts = J.param[:, P_EFFORT]
+    efforts_before = efforts.copy()
+    efforts[:] = 0.0
     index = {m.name: i for i, m in enumerate(world.models)}
+    joints = {jm.name: i for i, jm in enumerate(world.joint_models)}
     for lm in world.load_models:
+        if lm.joint is not None:
+            efforts[joints[lm.joint]] += lm.effort.at(t + 0.5 * h)
+            continue
         b = index[lm.body]
         _, force, torque = world_wrench(world, lm, b, t + 0.5 * h, 0.5 * h)
         out[b, :3] += force
         out[b, 3:] += torque
-    return np.flatnonzero(np.any(out != before, axis=1))
+    changed = set(np.flatnonzero(np.any(out != before, axis=1)).tolist())
+    for j in np.flatnonzero(efforts != efforts_before):
+        changed.update(int(b) for b in J.body[j] if b >= 0)
+    return np.array(sorted(changed), dtype=np.int64)
+
+
+def joint_arrow(world, j, effort):
+    """(point, force, torque) of an effort on joint row j: at B's anchor, a torque about
+    the primary coordinate's axis or a force along its direction (what B receives)."""
+    from .joints.generic import coordinate
+    B, J = world.B, world.J
+    ctype = int(J.param[j, P_COORD1])
+    _, wx, wy, wz = coordinate(B, J, j, ctype, False)
+    w = np.array([wx, wy, wz])
+    b = int(J.body[j, 1])
+    point = world._world_point(b, J.anchor[j, 1])
+    zero = np.zeros(3)
+    return (point, effort * w, zero) if ctype == COORD_OFFSET_X else (point, zero, effort * w)
 
 
 @njit(cache=True)
@@ -203,21 +259,30 @@ class LoadEdits:
         return [lm.name for lm in self.load_models if lm.body == body]
 
     def _check_load(self, entry, replacing=None):
-        """LoadModel of a load entry, checked against the schema and the world's bodies."""
+        """LoadModel of a load entry, checked against the schema and the world's bodies and
+        joints (a joint load needs a joint with a coordinate)."""
         from .world_edits import validate_entries
-        stub = {"name": entry.get("body", "?"), "fixed": True}
-        validate_entries({"bodies": [stub], "loads": [entry]})
-        if entry["body"] not in self.body_names:
-            raise ValueError(f"no body named {entry['body']!r}")
+        validate_entries({"bodies": [], "loads": [entry]}, references=False)
+        lm = load_model(entry, where=f"load {entry['name']!r}")
+        if lm.body is not None and lm.body not in self.body_names:
+            raise ValueError(f"no body named {lm.body!r}")
+        if lm.joint is not None:
+            jm, _, i, is_spring = self._joint_row(lm.joint)
+            if is_spring or COORDS[int(self.J.kind[i])][0] == COORD_NONE:
+                raise ValueError(f"joint {lm.joint!r} is a {jm.kind} joint, which has no "
+                                 "coordinate for an effort (hinge, slider, universal, "
+                                 "cylindrical, rail and planar have)")
         if entry["name"] != replacing and entry["name"] in self.load_names:
             raise ValueError(f"load name {entry['name']!r} is already taken")
-        return load_model(entry, where=f"load {entry['name']!r}")
+        return lm
 
     @waking
     def add_load(self, spec):
         """Add a load from a scene load entry, e.g. {"name": "push", "body": "box",
-        "force": [10, 0, 0], "point": [0, 0, 0.5], "frame": "body"}; returns its LoadId.
-        ValueError (naming the problem) for an entry that is not valid."""
+        "force": [10, 0, 0], "point": [0, 0, 0.5], "frame": "body"} or {"name": "hip",
+        "joint": "hip_joint", "effort": 2.5}; returns its LoadId. ValueError (naming the
+        problem) for an entry that is not valid; KeyError for a joint that does not
+        exist."""
         self.load_models.append(self._check_load(spec))
         return self._load_ids.add(spec["name"])
 
@@ -242,7 +307,11 @@ class LoadEdits:
         """(k, 3, 3) per load at the current time: its point of application, its world force
         and its world torque about the centre of mass (what the viewer draws)."""
         index = {m.name: i for i, m in enumerate(self.models)}
+        joints = {jm.name: i for i, jm in enumerate(self.joint_models)}
         out = np.zeros((len(self.load_models), 3, 3))
         for k, lm in enumerate(self.load_models):
-            out[k] = world_wrench(self, lm, index[lm.body], self.time)
+            if lm.joint is not None:
+                out[k] = joint_arrow(self, joints[lm.joint], lm.effort.at(self.time))
+            else:
+                out[k] = world_wrench(self, lm, index[lm.body], self.time)
         return out

@@ -72,8 +72,8 @@ def _sentence(err):
         return "give exactly one of 'anchor', 'anchors' or 'local_anchors'"
     if v == "not":
         return "give either 'mass' or 'density', not both"
-    if v == "anyOf" and isinstance(err.instance, dict) and "body" in err.instance:
-        return "give a 'force', a 'torque' or both"
+    if v == "oneOf" and err.absolute_path and err.absolute_path[-1] == "effort":
+        return "must be a number or a sequence {\"times\": [...], \"values\": [...]}"
     if v == "oneOf" and err.absolute_path and err.absolute_path[-1] in ("force", "torque"):
         return "must be [x, y, z] or a sequence {\"times\": [...], \"values\": [[x, y, z], ...]}"
     return err.message
@@ -91,15 +91,16 @@ def _non_finite(doc, parts=()):
             yield from _non_finite(v, parts + (i,))
 
 
-def validate(doc, source="<scene>"):
-    """Raise SceneError listing every problem of a parsed scene document."""
+def validate(doc, source="<scene>", references=True):
+    """Raise SceneError listing every problem of a parsed scene document (without
+    `references`: its form only, not whether the names it refers to exist)."""
     problems = [(p, "must be a finite number") for p in _non_finite(doc)]
     if not problems:
         errs = sorted(_VALIDATOR.iter_errors(doc),
                       key=lambda e: (list(map(str, e.path)), e.validator))
         problems = [(_json_path(e.absolute_path), _sentence(e)) for e in errs]
         problems = list(dict.fromkeys(problems))  # dedupe, keep order
-    if not problems:
+    if not problems and references:
         problems = _reference_problems(doc)
     if problems:
         raise SceneError(source, problems)
@@ -141,8 +142,10 @@ def _reference_problems(doc):
         jnames.setdefault(j["name"], i)
     lnames = {}
     for i, load in enumerate(doc.get("loads", [])):
-        if load["body"] not in names:
+        if "body" in load and load["body"] not in names:
             problems.append((f"$.loads[{i}].body", f"no body named {load['body']!r}"))
+        if "joint" in load and load["joint"] not in jnames:
+            problems.append((f"$.loads[{i}].joint", f"no joint named {load['joint']!r}"))
         if load["name"] in lnames:
             problems.append((f"$.loads[{i}].name", f"duplicate load name {load['name']!r}"))
         lnames.setdefault(load["name"], i)
@@ -242,8 +245,12 @@ def scene_to_world(doc, source="<scene>"):
             world.add_joint(spec)
         except (ValueError, KeyError) as e:
             raise SceneError(source, [(f"$.joints[{i}]", str(e).strip("'\""))]) from None
-    for spec in doc.get("loads", []):
-        world.add_load(spec)
+    for i, spec in enumerate(doc.get("loads", [])):
+        try:
+            world.add_load(spec)
+        except (ValueError, KeyError) as e:
+            msg = str(e).strip("'\"").split(": ", 1)[-1]
+            raise SceneError(source, [(f"$.loads[{i}]", msg)]) from None
     if "state" in doc and _state_agrees(world, doc["state"]):
         from .resume import from_document
         try:

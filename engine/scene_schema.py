@@ -150,10 +150,14 @@ _load_sequence = {
     "additionalProperties": False,
 }
 _load_vector = {"oneOf": [_vec(3, _num(-FORCE, FORCE)), _load_sequence]}
+_effort_sequence = {**_load_sequence, "properties": {
+    **_load_sequence["properties"],
+    "values": {"type": "array", "items": _num(-FORCE, FORCE), "minItems": 1,
+               "maxItems": 100000}}}
 
-LOAD = {   # engine/loads.py
+LOAD = {   # engine/loads.py: a body load (force, torque) or a joint load (effort)
     "type": "object",
-    "required": ["name", "body"],
+    "required": ["name"],
     "properties": {
         "name": _name,
         "body": _name,
@@ -161,8 +165,9 @@ LOAD = {   # engine/loads.py
         "torque": _load_vector,
         "frame": {"enum": ["world", "body"]},
         "point": _vec3,
+        "joint": _name,
+        "effort": {"oneOf": [_num(-FORCE, FORCE), _effort_sequence]},
     },
-    "anyOf": [{"required": ["force"]}, {"required": ["torque"]}],
     "additionalProperties": False,
 }
 

@@ -278,6 +278,10 @@ class Sleep:
         for b, m in enumerate(world.models):
             if m.name in varying:
                 keep[b] = True
+        driven = {lm.joint for lm in world.load_models if lm.varies and lm.joint}
+        for j, jm in enumerate(world.joint_models):
+            if jm.name in driven:
+                keep[[b for b in J.body[j] if b >= 0]] = True
         return keep
 
     # ---- measures and snapshots ------------------------------------------------------------

@@ -9,8 +9,8 @@ at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
   1. order      contact graph layers and patches; the cut at the first collision time within
                 the step (Schmitt sec. 11: the rest follows as another sub-step)
   2. collide    collisions at t: restitution targets, the last step's impulses as warm start
-  3. forces     external loads' first half kick (loads.py), springs and dampers, joint
-                forces (motors' limits, springs in joints)
+  3. forces     external loads' and actuator efforts' first half kick (loads.py), springs
+                and dampers, joint forces (motors' limits, springs in joints)
   4. position   P-steps 1-2: joints and contacts corrected on the look-ahead to t + h until
                 every error is below its tolerance, or a cap / the budget stops the loop;
                 a diverging loop halves the step (up to max_halvings)
@@ -27,7 +27,7 @@ from .clock import monotonic_ns
 from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
-from .joints import BALL, generic, spring
+from .joints import BALL, P_EFFORT, generic, spring
 from .loads import kick
 from .solvers import rounds
 from .solvers.iterative import (
@@ -134,11 +134,21 @@ def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
     forces (springs, dampers, brakes)."""
     J.acc[:, :] = 0.0
     kick(B, 0.5 * hs)
+    joint_efforts(B, J, 0.5 * hs, scratch_rows)
     if iterated:
         spring.begin_iterated(B, Sp, hs, h_prev)
     else:
         spring.apply_approximate(B, Sp, hs, h_prev)
     joint_forces(B, J, hs, h_prev, scratch_rows)
+
+
+@njit(cache=True)
+def joint_efforts(B, J, dt, scratch_rows):
+    """Half of the step's actuator efforts (loads on joints, loads.py): effort * dt along
+    each joint's primary coordinate, at t and again at t + h like the body loads' kicks."""
+    for j in range(J.kind.shape[0]):
+        if J.enabled[j] and J.kind[j] != BALL and J.param[j, P_EFFORT] != 0.0:
+            generic.apply_effort(B, J, j, dt, scratch_rows)
 
 
 @njit(cache=True)
@@ -192,6 +202,7 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
     settings[S_H_PREV] = hs
     prepare(B, J, scratch_r)
     kick(B, 0.5 * hs)
+    joint_efforts(B, J, 0.5 * hs, scratch_rows)
     if sync:
         spring.apply_approximate(B, Sp, 0.0, hs)
         joint_forces(B, J, 0.0, hs, scratch_rows)

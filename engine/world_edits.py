@@ -92,12 +92,13 @@ def check_joint_entry(entry, body_names):
             raise ValueError(f"no body named {n!r}")
 
 
-def validate_entries(doc):
+def validate_entries(doc, references=True):
     """ValueError unless the scene-file parts in `doc` (bodies, joints, settings...) are
-    valid, each problem named by its JSON path."""
+    valid, each problem named by its JSON path (without `references`: the schema only, not
+    the names the entries refer to)."""
     from .scene import SceneError, validate
     try:
-        validate({"format": "impulse-scene", "version": 1, **doc}, "edit")
+        validate({"format": "impulse-scene", "version": 1, **doc}, "edit", references)
     except SceneError as e:
         raise ValueError("; ".join(f"{p}: {m}" for p, m in e.problems)) from None
 
@@ -289,6 +290,11 @@ class LiveEdits:
                 if name in jm.bodies:
                     table = getattr(self, arrays)
                     out.append((i, jm, _rows_at(table[:-1] if arrays == "J" else table, i)))
+        gone = {jm.name for _, jm, _ in removal.joints + removal.springs}
+        removal.loads = [(i, lm) for i, lm in enumerate(self.load_models)
+                         if lm.body == name or lm.joint in gone]
+        for _, lm in removal.loads:
+            self.remove_load(lm.name)
         for _, jm, _ in removal.joints + removal.springs:
             self.remove_joint(jm.name)
         spec = self.contacts_spec or {}
@@ -296,9 +302,6 @@ class LiveEdits:
         removal.filters = [(i, p) for i, p in enumerate(pairs) if name in p]
         for i, _ in reversed(removal.filters):
             del pairs[i]
-        removal.loads = [(i, lm) for i, lm in enumerate(self.load_models) if lm.body == name]
-        for _, lm in removal.loads:
-            self.remove_load(lm.name)
         if self.drag is not None and self.drag.body >= idx:
             self.drag = None if self.drag.body == idx else self.drag
             if self.drag is not None:
@@ -464,8 +467,11 @@ class LiveEdits:
 
     @waking
     def remove_joint(self, name):
-        """Remove a joint or spring (a joint's target sequence rows stay unused in J.seq)."""
+        """Remove a joint or spring, and the loads on it (a joint's target sequence rows stay
+        unused in J.seq)."""
         jm, _, i, is_spring = self._joint_row(name)
+        for lm in [lm for lm in self.load_models if lm.joint == jm.name]:
+            self.remove_load(lm.name)
         self._joint_ids.remove(jm.name)
         if is_spring:
             self.Sp = S.Springs(*[np.delete(a, i, axis=0) for a in self.Sp])

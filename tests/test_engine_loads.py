@@ -371,3 +371,145 @@ def test_a_load_that_varies_keeps_its_body_awake_and_acts_when_it_rises():
     assert not w.body_asleep[1]
     run_for(w, 1.0)
     assert w.B.pos[1, 0] > 0.1
+
+
+# ---- joint loads: actuator efforts ------------------------------------------------------
+
+def wheel(h, effort, inertia=0.5, kind="hinge", free_base=False, **extra):
+    """A wheel (or a block on a slider) on a joint to the world (or to a free base), no
+    gravity, driven by a joint load."""
+    bodies = [{"name": "wheel", "mass": 2.0, "inertia": [inertia] * 3}]
+    base = "world"
+    if free_base:
+        bodies.append({"name": "base", "mass": 3.0, "inertia": [0.8] * 3})   # at the axle
+        base = "base"
+    joint = {"name": "axle", "type": kind, "bodies": [base, "wheel"], "anchor": [0, 0, 0],
+             "axis": [0, 0, 1]}
+    return scene_to_world(doc(bodies, [{"name": "drive", "joint": "axle", "effort": effort,
+                                        **extra}],
+                              {"h": h, "gravity": [0, 0, 0], "eps_pos": 1e-10,
+                               "eps_vel": 1e-10}, [joint]))
+
+
+@pytest.mark.parametrize("h", (1 / 30, 1 / 60, 0.01))
+@pytest.mark.parametrize("effort,inertia", [(1.0, 0.5), (-3.0, 0.2), (40.0, 4.0)])
+def test_an_effort_on_a_hinge_turns_it_at_tau_over_i(h, effort, inertia):
+    """omega = tau t / I exactly (the effort is kicked like a body load) and theta =
+    tau t^2 / 2I to 1e-6 (the rotation over a step is its Taylor series of order 4)."""
+    w = wheel(h, effort, inertia)
+    run_for(w, 0.5)
+    t = w.time
+    assert w.B.omega[0, 2] == pytest.approx(effort * t / inertia, rel=1e-9)
+    assert w.joint_coordinates("axle")[0] == pytest.approx(
+        effort * t * t / (2 * inertia), rel=1e-6)
+
+
+@pytest.mark.parametrize("h", (1 / 30, 1 / 60, 0.01))
+def test_an_effort_on_a_slider_pushes_it_at_f_over_m(h):
+    w = wheel(h, 5.0, kind="slider")
+    run_for(w, 0.5)
+    assert w.joint_coordinates("axle")[0] == pytest.approx(5.0 * w.time ** 2 / 4.0, rel=1e-9)
+    assert w.B.vel[0, 2] == pytest.approx(5.0 * w.time / 2.0, rel=1e-9)   # along the axis
+
+
+@pytest.mark.parametrize("h", (1 / 60, 0.01))
+def test_an_effort_between_two_free_bodies_is_equal_and_opposite(h):
+    """Wheel and free base, both centred on the axle: their angular momenta stay equal and
+    opposite (an internal torque), and the joint turns at tau (1/I_wheel + 1/I_base) t^2/2."""
+    w = wheel(h, 2.0, inertia=0.5, free_base=True)
+    run_for(w, 0.5)
+    lw, lb = 0.5 * w.B.omega[0, 2], 0.8 * w.B.omega[1, 2]
+    assert lw == pytest.approx(2.0 * w.time, rel=1e-9) and lb == pytest.approx(-lw, rel=1e-9)
+    assert np.allclose(w.B.vel, 0.0, atol=1e-9)
+    assert w.joint_coordinates("axle")[0] == pytest.approx(
+        2.0 * (1 / 0.5 + 1 / 0.8) * w.time ** 2 / 2, rel=1e-6)
+
+
+@pytest.mark.parametrize("h", (1 / 30, 1 / 60, 0.01))
+@pytest.mark.parametrize("tau", [1.0, 4.0])
+def test_an_effort_holds_a_pendulum_at_its_balance_angle(h, tau):
+    th = np.arcsin(tau / G)
+    pendulum = [{"name": "bob", "mass": 1.0, "inertia": [1e-3] * 3,
+                 "position": [np.sin(th), -np.cos(th), 0]}]
+    pin = [{"name": "pin", "type": "hinge", "bodies": ["world", "bob"], "anchor": [0, 0, 0],
+            "axis": [0, 0, 1]}]
+    w = scene_to_world(doc(pendulum, [{"name": "hold", "joint": "pin", "effort": tau}],
+                           {"h": h}, pin))
+    run_for(w, 2.0)
+    assert w.joint_coordinates("pin")[0] == pytest.approx(0.0, abs=1e-9)
+    assert np.linalg.norm(w.B.vel[0]) < 1e-8
+
+
+def test_an_effort_sequence_gives_its_impulse():
+    """1 N m for 0.5 s of each 1 s (held, repeating) on I = 0.5: after 2 s, w = 2 rad/s."""
+    seq = {"times": [0, 0.5, 1.0], "values": [1.0, 0.0, 0.0], "interpolation": "step",
+           "repeat": True}
+    w = wheel(0.01, seq)
+    run_for(w, 2.0)
+    assert w.B.omega[0, 2] == pytest.approx(2.0, rel=1e-9)
+
+
+JOINT_BAD = [
+    ({"name": "x", "joint": "nojoint", "effort": 1}, "$.loads[0].joint",
+     "no joint named 'nojoint'"),
+    ({"name": "x", "joint": "ballj", "effort": 1}, "$.loads[0]", "is a ball joint"),
+    ({"name": "x", "joint": "axle", "body": "b", "effort": 1}, "$.loads[0]", "not both"),
+    ({"name": "x", "joint": "axle", "force": [1, 0, 0]}, "$.loads[0].force",
+     "a joint load takes an 'effort'"),
+    ({"name": "x", "joint": "axle"}, "$.loads[0]", "needs an 'effort'"),
+    ({"name": "x", "body": "b", "effort": 1}, "$.loads[0].effort", "acts on a joint"),
+    ({"name": "x"}, "$.loads[0]", "give a 'body'"),
+    ({"name": "x", "joint": "axle", "effort": [1, 2, 3]}, "$.loads[0].effort",
+     "must be a number or a sequence"),
+]
+
+
+@pytest.mark.parametrize("load,path,words", JOINT_BAD)
+def test_a_bad_joint_load_is_refused_naming_its_place(load, path, words):
+    bodies = [free_body(), {"name": "c", "mass": 1.0, "inertia": [1, 1, 1]}]
+    joints = [{"name": "axle", "type": "hinge", "bodies": ["world", "b"], "anchor": [0, 0, 0]},
+              {"name": "ballj", "type": "ball", "bodies": ["world", "c"], "anchor": [0, 0, 0]}]
+    with pytest.raises(SceneError) as e:
+        scene_to_world(doc(bodies, [load], joints=joints))
+    p, msg = e.value.problems[0]
+    assert p == path and words in msg, (p, msg)
+
+
+def test_a_joint_load_goes_with_its_joint_and_comes_back_with_its_body():
+    w = wheel(0.01, 1.0)
+    assert w.load_arrows()[0][2] @ [0, 0, 1] == pytest.approx(1.0)    # torque along the axle
+    removal = w.remove_body("wheel")
+    assert w.load_names == []
+    w.restore_body(removal)
+    assert w.load_names == ["drive"] and w.load_entry("drive")["joint"] == "axle"
+    w.remove_joint("axle")
+    assert w.load_names == []
+
+
+def test_an_imported_mjcf_motor_is_a_joint_load_that_turns_like_mujoco(tmp_path):
+    """A pendulum on a hinge with a torque `motor` (gear 2, ctrl 0.75 from a keyframe): its
+    effort is gear * ctrl = 1.5 N m, and the swing (over the top: the motor adds to gravity)
+    matches MuJoCo's (RK4, dt 1e-4) every 0.1 s for 1 s within 1e-3 rad at h = 0.001."""
+    import mujoco
+
+    from impulse.engine.formats.convert import convert_file
+    path = tmp_path / "driven.xml"
+    path.write_text("""<mujoco><option timestep="0.001"/><worldbody>
+      <body name="arm" pos="0 0 1"><joint name="pin" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.04" mass="1"/></body>
+      </worldbody><actuator><motor name="drive" joint="pin" gear="2"/></actuator>
+      <keyframe><key name="go" ctrl="0.75"/></keyframe></mujoco>""")
+    imported = convert_file(str(path), keyframe="go")
+    assert imported.doc["loads"] == [{"name": "drive", "joint": "pin", "effort": 1.5}]
+    w = scene_to_world(imported.doc)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.timestep, m.opt.integrator = 1e-4, mujoco.mjtIntegrator.mjINT_RK4
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    for _ in range(10):
+        for _ in range(1000):                            # 0.1 s at dt 1e-4
+            mujoco.mj_step(m, d)
+        run_for(w, 0.1)
+        diff = w.joint_coordinates("pin")[0] - d.qpos[0]   # ours wraps at +-pi
+        assert abs((diff + np.pi) % (2 * np.pi) - np.pi) < 1e-3
+    assert abs(d.qpos[0]) > 0.3                          # it did swing

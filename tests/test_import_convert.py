@@ -84,7 +84,8 @@ def test_bodies_joints_actuators_from_the_file(arm):
     assert sh["motor"] == pytest.approx({"mode": "position", "target": -0.25, "max_force": 20})
     sl = joints["slide"]
     assert sl["type"] == "slider" and sl["limits"] == pytest.approx({"lower": 0, "upper": 0.2})
-    assert "motor" not in sl                                 # torque inputs have no motor
+    assert "motor" not in sl                 # a torque input is a joint load, not a motor
+    assert doc["loads"] == [{"name": "m1", "joint": "slide", "effort": 0.0}]   # ctrl 0
     assert doc["contacts"]["disabled_pairs"] == [["upper", "floater"]]
 
 
@@ -109,7 +110,8 @@ def test_one_warning_per_unmapped_kind(arm, caplog):
     with caplog.at_level(logging.WARNING):
         imported = convert_file(arm)
     motor_lines = [r for r in caplog.records if "torque inputs" in r.getMessage()]
-    assert len(motor_lines) == 1 and "2 (m1, m2)" in motor_lines[0].getMessage()
+    assert len(motor_lines) == 1 and "second torque inputs on one joint: 1 (m2)" in \
+        motor_lines[0].getMessage()
     assert any("armature" in r.getMessage() for r in caplog.records)
     assert any("position gains kp" in r.getMessage() for r in caplog.records)
     assert "Not mapped:" in imported.doc["description"]        # kept in the scene as well

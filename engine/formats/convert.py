@@ -15,7 +15,10 @@ the pose's joint values.
   point -> ball. Stiffness, springref and damping -> spring.
 - Closed loops: equality `connect` -> ball joint, `weld` -> fixed joint.
 - Actuators on joints: position -> servo (motor mode position, target from ctrl 0),
-  velocity -> velocity motor (target 0); their force range -> max_force. Friction loss on
+  velocity -> velocity motor (target 0); their force range -> max_force; motor (a torque
+  input) on a hinge or slider -> a joint load (`loads`, engine/loads.py) whose effort is
+  gear * ctrl within the force range (0 unless a keyframe or `ctrl` sets it; set it with
+  World.edit_load(name, {"effort": ...})). Friction loss on
   a hinge or slider without an actuator: a velocity motor holding speed 0 with at most the
   friction force (dry friction).
 - Contacts: `exclude` -> contacts.disabled_pairs; contype/conaffinity -> collision group/mask;
@@ -172,6 +175,8 @@ class _Builder:
         mujoco.mj_forward(m, self.d)
         self.unmapped = Unmapped()
         self.counts = {"bodies": 0, "joints": 0, "hulls": 0, "shapes": 0}
+        self.efforts = {}          # joint id -> (actuator name, effort): torque inputs
+        self.loads = []            # the scene's joint loads for them (joints())
         # group[b]: the body that carries MuJoCo body b (itself where it has joints)
         self.group = np.zeros(m.nbody, dtype=int)
         for b in range(1, m.nbody):
@@ -340,6 +345,9 @@ class _Builder:
                 entry = {"name": names[0], "type": "hinge" if types[0] == HINGE else "slider",
                          **base, "axis": floats(axes[0])}
                 self.coordinate(entry, js[0], actuated)
+                if js[0] in self.efforts:
+                    act, effort = self.efforts[js[0]]
+                    self.loads.append({"name": act, "joint": names[0], "effort": effort})
             elif n == 1 and types[0] == BALL:
                 entry = {"name": names[0], "type": "ball", **base}
                 if m.jnt_limited[js[0]]:
@@ -367,6 +375,9 @@ class _Builder:
                 if j in actuated and entry["type"] not in ("hinge", "slider"):
                     self.unmapped.add("actuators on joints other than hinges and sliders",
                                       actuated[j][0])
+                if j in self.efforts and entry["type"] not in ("hinge", "slider"):
+                    self.unmapped.add("actuators on joints other than hinges and sliders",
+                                      self.efforts[j][0])
             out.append(entry)
         return out
 
@@ -452,9 +463,16 @@ class _Builder:
                     kind = "position"
                 elif bias[1] == 0 and bias[2] == -gain[0] and gain[0] > 0:
                     kind = "velocity"
-            elif m.actuator_gaintype[a] == GAIN_FIXED and m.actuator_biastype[a] == BIAS_NONE:
-                self.unmapped.add("motor actuators (torque inputs: the scene format has no "
-                                  "torque input)", name)
+            elif m.actuator_gaintype[a] == GAIN_FIXED and m.actuator_biastype[a] == BIAS_NONE \
+                    and gear != 0 and gain[0] != 0:
+                if j in self.efforts:
+                    self.unmapped.add("second torque inputs on one joint", name)
+                    continue
+                ctrl = float(np.clip(self.ctrl[a], *m.actuator_ctrlrange[a])) \
+                    if m.actuator_ctrllimited[a] else float(self.ctrl[a])
+                cap = self.force_cap(a, j, gear)
+                effort = float(np.clip(gain[0] * gear * ctrl, -cap, cap))
+                self.efforts[j] = (name, effort)
                 continue
             if kind is None or gear == 0:
                 self.unmapped.add("actuators of other gain/bias types", name)
@@ -599,6 +617,8 @@ def model_to_scene(m, source, kind, actuators=True, decompose=False, qpos=None, 
     extent = float(max(m.stat.extent, 0.1))
     doc["camera"] = {"target": floats(target),
                      "eye": floats(target + extent * np.array([1.1, 0.7, 1.5]))}
+    if b.loads:
+        doc["loads"] = b.loads
     pairs = b.excluded()
     if pairs:
         doc["contacts"] = {"disabled_pairs": pairs}

@@ -52,6 +52,7 @@ from . import (
     P_BRAKE,
     P_COORD1,
     P_COORD2,
+    P_EFFORT,
     P_HI1,
     P_HI2,
     P_LIM1,
@@ -689,6 +690,19 @@ def apply_forces(B, J, j, h, h_prev, s):
         drag = rate / k
     force_impulse = -ks * (phi - J.param[j, P_SPRING_REST]) * w - drag
     push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
+
+
+@njit(cache=True)
+def apply_effort(B, J, j, dt, s):
+    """An actuator's effort (J.param P_EFFORT: torque about the primary coordinate's axis,
+    or force along it) as the impulse effort * dt along the coordinate's row, equal and
+    opposite on the two bodies (the row's impulse lam drives the coordinate by -lam)."""
+    effort = J.param[j, P_EFFORT]
+    ctype = int(J.param[j, P_COORD1])
+    if effort == 0.0 or ctype == COORD_NONE:
+        return
+    _, wx, wy, wz = coordinate(B, J, j, ctype, False)
+    push_row(B, J, j, ctype, wx, wy, wz, -effort * dt, s)
 
 
 @njit(cache=True)
