@@ -26,6 +26,7 @@ from .clock import monotonic_ns
 from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
+from .jitopts import NO_REFCOUNT
 from .joints import BALL, generic, spring
 from .solvers import rounds
 from .solvers.iterative import (
@@ -138,16 +139,16 @@ def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
             generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def position(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
-             scratch_rows, may_abort, W):
+             scratch_rows, scratch_lin, may_abort, W):
     """Stage 4: joints and contacts on the look-ahead, by the chosen solver. False: the loop
     diverged (only when may_abort) and the sub-step is taken again as two halves."""
     t0 = monotonic_ns()
     solver = int(settings[S_SOLVER])
     if solver == 0:
         ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           scratch_arms, scratch_rows, may_abort)
+                           scratch_arms, scratch_rows, scratch_lin, may_abort)
     else:
         ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
                                    scratch_x, scratch_arms, scratch_rows, may_abort, W, solver)
@@ -179,7 +180,7 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r):
     stats[T_ADVANCE_NS] += monotonic_ns() - t0
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadline):
     """Stage 7: joints and touching contacts at t + h (P-step 4), then the velocity shock
     pass. Returns True once the velocity warm start is in."""
@@ -226,6 +227,7 @@ def step(B, J, Sp, C, settings, stats, W):
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
     scratch_rows = np.empty((12, 3, 3))   # joints: s[0..5]; a motor's K (7 x 7): s[6..11]
+    scratch_lin = np.empty((J.kind.shape[0], 2, 3))  # ball joints' look-ahead snapshot
     save_vel = np.empty((n, 3))
     save_omega = np.empty((n, 3))
     max_level = int(settings[S_MAX_HALVINGS])
@@ -251,7 +253,8 @@ def step(B, J, Sp, C, settings, stats, W):
         save_omega[:, :] = B.omega
         forces(B, J, Sp, hs, h_prev, iterated, scratch_rows)           # 3. forces
         ok = position(B, J, Sp, C, hs, h_prev, settings, stats,         # 4. position
-                      scratch_a, scratch_x, scratch_arms, scratch_rows, level < max_level, W)
+                      scratch_a, scratch_x, scratch_arms, scratch_rows, scratch_lin,
+                      level < max_level, W)
         if not ok and level < max_level:
             B.vel[:, :] = save_vel
             B.omega[:, :] = save_omega
