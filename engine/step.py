@@ -227,7 +227,7 @@ def step(B, J, Sp, C, settings, stats, W):
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
     scratch_rows = np.empty((12, 3, 3))   # joints: s[0..5]; a motor's K (7 x 7): s[6..11]
-    scratch_lin = np.empty((J.kind.shape[0], 2, 3))  # ball joints' look-ahead snapshot
+    scratch_lin = np.empty((J.kind.shape[0], 7, 3))  # ball joints' look-ahead snapshot
     save_vel = np.empty((n, 3))
     save_omega = np.empty((n, 3))
     max_level = int(settings[S_MAX_HALVINGS])
