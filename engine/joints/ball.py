@@ -19,8 +19,9 @@ each side's r', v0, w0; a visit between snapshots reads
     C = C0 + db' - da'
 with no Taylor series per visit, and corrects it with the same p = K^-1 C / h. The loop
 takes an exact snapshot before it stops, so it ends on the exact look-ahead. (chain8 at
-h = 0.01: the first-order model h (dv + dw x r) needed 3.3 exact snapshots a step and 28 %
-more corrections; this one 2.1 and as many corrections as the exact look-ahead.)
+h = 0.01, snapshots only at the start and before stopping: the first-order model
+h (dv + dw x r) took 3.3 snapshots a step and 28 % more corrections than the exact
+look-ahead; this one 2.1 and as many corrections.)
 
 The functions take the joint arrays (body, arm, kinv) and the body arrays they touch one by
 one, not the Joints/Bodies tuples (see impulses.py: a tuple argument costs one refcount call
