@@ -213,6 +213,14 @@ def step(B, J, Sp, C, settings, stats, W):
     """Advance the world by settings[S_H] (as halves where the position stage diverges); C:
     the contacts detected at t, possibly none; W: the global solvers' structure
     (solvers/graph.build). The stages are this file's functions, in this order."""
+    step_after(B, J, Sp, C, settings, stats, W, False)
+
+
+@njit(cache=True, nogil=True)
+def step_after(B, J, Sp, C, settings, stats, W, prepared):
+    """step(); prepared: the derived quantities (iterative.prepare) are those of the state as
+    it is, as after a step of run() (the step's advance stage computed them at its end and
+    nothing changed since), so the first sub-step need not compute them again."""
     t_start = monotonic_ns()
     stats[:] = 0.0
     # the time budget bounds the position loop (from its start) and, from the step's start,
@@ -245,7 +253,9 @@ def step(B, J, Sp, C, settings, stats, W):
         units = total >> level
         hs = h * units / total
         h_prev = settings[S_H_PREV]
-        prepare(B, J, scratch_r)
+        if not prepared:
+            prepare(B, J, scratch_r)
+        prepared = False    # a halving restores the velocities: prepare afresh
         if nc > 0:
             warmed = collide(B, C, hs, settings, stats, target,         # 2. collide
                              done == 0 and not warmed, warmed, top)
@@ -301,7 +311,7 @@ def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos,
         rec_omega[0] = B.omega
     r = 1
     for s in range(n_steps):
-        step(B, J, Sp, C, settings, stats, W)
+        step_after(B, J, Sp, C, settings, stats, W, s > 0)
         step_stats[s, :] = stats
         k, p = energy(B, Sp, gravity)
         step_energy[s + 1] = k + p
