@@ -47,7 +47,10 @@ def world_inertia(rot, inertia, inv_inertia, out_inertia, out_inv_inertia):
 def omega_series(inertia_w, inv_inertia_w, omega, h, order, out, scratch):
     """Scaled Taylor terms o_0..o_N of w(t) at t = h (see module doc). out: (N+1, 3).
 
-    scratch: (N+1, 3, 3) for the scaled inverse-inertia terms a_k.
+    scratch: (N+1, 3, 3) for the scaled inverse-inertia terms a_k (symmetric). Each a_{k+1}
+    is summed in registers (s_rc), with every entry's additions in the order of the loop
+    `for c: S[:, c] += f b; S[c, :] += f b` over the columns b = o x a[:, c] of [o]x a:
+    entry (r, c) gets f B[c, r] then f B[r, c] (r < c), the diagonal f B[r, r] twice.
     """
     lx = inertia_w[0, 0] * omega[0] + inertia_w[0, 1] * omega[1] + inertia_w[0, 2] * omega[2]
     ly = inertia_w[1, 0] * omega[0] + inertia_w[1, 1] * omega[1] + inertia_w[1, 2] * omega[2]
@@ -58,26 +61,34 @@ def omega_series(inertia_w, inv_inertia_w, omega, h, order, out, scratch):
         out[0, i] = inv_inertia_w[i, 0] * lx + inv_inertia_w[i, 1] * ly + inv_inertia_w[i, 2] * lz
     for k in range(order):
         f = h / (k + 1)
-        for i in range(3):
-            for j in range(3):
-                scratch[k + 1, i, j] = 0.0
+        s00 = s01 = s02 = s11 = s12 = s22 = 0.0
         for i in range(k + 1):
             ox, oy, oz = out[i, 0], out[i, 1], out[i, 2]
             a = scratch[k - i]
-            # B = [o]x a (column c of B is o x a[:, c]); sym(B) = B + B^T
-            for c in range(3):
-                bx = oy * a[2, c] - oz * a[1, c]
-                by = oz * a[0, c] - ox * a[2, c]
-                bz = ox * a[1, c] - oy * a[0, c]
-                scratch[k + 1, 0, c] += f * bx
-                scratch[k + 1, 1, c] += f * by
-                scratch[k + 1, 2, c] += f * bz
-                scratch[k + 1, c, 0] += f * bx
-                scratch[k + 1, c, 1] += f * by
-                scratch[k + 1, c, 2] += f * bz
+            # B = [o]x a: B[r, c] = (o x a[:, c])_r
+            b00 = oy * a[2, 0] - oz * a[1, 0]
+            b10 = oz * a[0, 0] - ox * a[2, 0]
+            b20 = ox * a[1, 0] - oy * a[0, 0]
+            b01 = oy * a[2, 1] - oz * a[1, 1]
+            b11 = oz * a[0, 1] - ox * a[2, 1]
+            b21 = ox * a[1, 1] - oy * a[0, 1]
+            b02 = oy * a[2, 2] - oz * a[1, 2]
+            b12 = oz * a[0, 2] - ox * a[2, 2]
+            b22 = ox * a[1, 2] - oy * a[0, 2]
+            # sym(B) = B + B^T
+            s00 = (s00 + f * b00) + f * b00
+            s01 = (s01 + f * b10) + f * b01
+            s02 = (s02 + f * b20) + f * b02
+            s11 = (s11 + f * b11) + f * b11
+            s12 = (s12 + f * b21) + f * b12
+            s22 = (s22 + f * b22) + f * b22
         a = scratch[k + 1]
-        for i in range(3):
-            out[k + 1, i] = a[i, 0] * lx + a[i, 1] * ly + a[i, 2] * lz
+        a[0, 0], a[0, 1], a[0, 2] = s00, s01, s02
+        a[1, 0], a[1, 1], a[1, 2] = s01, s11, s12
+        a[2, 0], a[2, 1], a[2, 2] = s02, s12, s22
+        out[k + 1, 0] = s00 * lx + s01 * ly + s02 * lz
+        out[k + 1, 1] = s01 * lx + s11 * ly + s12 * lz
+        out[k + 1, 2] = s02 * lx + s12 * ly + s22 * lz
 
 
 @njit(cache=True)
@@ -119,7 +130,8 @@ def rotation_over_step(series, order, h, out, scratch_y):
         Y_{k+1} = h/(k+1) sum_i [o_i]x Y_{k-i},   M = sum_k Y_k.
     Each column gets exactly rotate_ahead's operations in the same order (same rounding);
     running the three independent columns side by side lets the CPU overlap their latency
-    chains (3x faster than three rotate_ahead calls). scratch_y: (N+2, 3, 3).
+    chains (3x faster than three rotate_ahead calls), and summing each Y_{k+1} in registers
+    (n_rc) keeps it from a store and a load per term. scratch_y: (N+2, 3, 3).
     """
     for r in range(3):
         for c in range(3):
@@ -127,30 +139,35 @@ def rotation_over_step(series, order, h, out, scratch_y):
             out[r, c] = scratch_y[0, r, c]
     for k in range(order + 1):
         f = h / (k + 1)
-        nxt = scratch_y[k + 1]
-        for r in range(3):
-            for c in range(3):
-                nxt[r, c] = 0.0
+        n00 = n01 = n02 = n10 = n11 = n12 = n20 = n21 = n22 = 0.0
         for i in range(k):
             ox, oy, oz = series[i, 0], series[i, 1], series[i, 2]
             y = scratch_y[k - i]
-            for c in range(3):  # o_i x (column c of Y_{k-i})
-                yx, yy, yz = y[0, c], y[1, c], y[2, c]
-                nxt[0, c] += oy * yz - oz * yy
-                nxt[1, c] += oz * yx - ox * yz
-                nxt[2, c] += ox * yy - oy * yx
+            # o_i x (column c of Y_{k-i})
+            n00 += oy * y[2, 0] - oz * y[1, 0]
+            n10 += oz * y[0, 0] - ox * y[2, 0]
+            n20 += ox * y[1, 0] - oy * y[0, 0]
+            n01 += oy * y[2, 1] - oz * y[1, 1]
+            n11 += oz * y[0, 1] - ox * y[2, 1]
+            n21 += ox * y[1, 1] - oy * y[0, 1]
+            n02 += oy * y[2, 2] - oz * y[1, 2]
+            n12 += oz * y[0, 2] - ox * y[2, 2]
+            n22 += ox * y[1, 2] - oy * y[0, 2]
         # last term i = k: o_k x e_c with Y_0 = E, i.e. [o_k]x itself (its products with 0
         # and 1 are exact, so leaving them out changes no bit)
         ox, oy, oz = series[k, 0], series[k, 1], series[k, 2]
-        nxt[1, 0] += oz
-        nxt[2, 0] -= oy
-        nxt[0, 1] -= oz
-        nxt[2, 1] += ox
-        nxt[0, 2] += oy
-        nxt[1, 2] -= ox
+        n10 += oz
+        n20 -= oy
+        n01 -= oz
+        n21 += ox
+        n02 += oy
+        n12 -= ox
+        nxt = scratch_y[k + 1]
+        nxt[0, 0], nxt[0, 1], nxt[0, 2] = f * n00, f * n01, f * n02
+        nxt[1, 0], nxt[1, 1], nxt[1, 2] = f * n10, f * n11, f * n12
+        nxt[2, 0], nxt[2, 1], nxt[2, 2] = f * n20, f * n21, f * n22
         for r in range(3):
             for c in range(3):
-                nxt[r, c] = f * nxt[r, c]
                 out[r, c] += nxt[r, c]
     orthonormalise(out)
 

@@ -27,6 +27,7 @@ from .clock import monotonic_ns
 from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
+from .jitopts import NO_REFCOUNT
 from .joints import BALL, P_EFFORT, generic, spring
 from .loads import kick
 from .solvers import rounds
@@ -159,16 +160,16 @@ def joint_forces(B, J, hs, h_prev, scratch_rows):
             generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def position(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
-             scratch_rows, may_abort, W):
+             scratch_rows, scratch_lin, may_abort, W):
     """Stage 4: joints and contacts on the look-ahead, by the chosen solver. False: the loop
     diverged (only when may_abort) and the sub-step is taken again as two halves."""
     t0 = monotonic_ns()
     solver = int(settings[S_SOLVER])
     if solver == 0:
         ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           scratch_arms, scratch_rows, may_abort)
+                           scratch_arms, scratch_rows, scratch_lin, may_abort)
     else:
         ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
                                    scratch_x, scratch_arms, scratch_rows, may_abort, W, solver)
@@ -209,7 +210,7 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
     stats[T_ADVANCE_NS] += monotonic_ns() - t0
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadline):
     """Stage 7: joints and touching contacts at t + h (P-step 4), then the velocity shock
     pass. Returns True once the velocity warm start is in."""
@@ -242,6 +243,14 @@ def step(B, J, Sp, C, settings, stats, W):
     """Advance the world by settings[S_H] (as halves where the position stage diverges); C:
     the contacts detected at t, possibly none; W: the global solvers' structure
     (solvers/graph.build). The stages are this file's functions, in this order."""
+    step_after(B, J, Sp, C, settings, stats, W, False)
+
+
+@njit(cache=True, nogil=True)
+def step_after(B, J, Sp, C, settings, stats, W, prepared):
+    """step(); prepared: the derived quantities (iterative.prepare) are those of the state as
+    it is, as after a step of run() (the step's advance stage computed them at its end and
+    nothing changed since), so the first sub-step need not compute them again."""
     t_start = monotonic_ns()
     stats[:] = 0.0
     # the time budget bounds the position loop (from its start) and, from the step's start,
@@ -256,6 +265,7 @@ def step(B, J, Sp, C, settings, stats, W):
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
     scratch_rows = np.empty((12, 3, 3))   # joints: s[0..5]; a motor's K (7 x 7): s[6..11]
+    scratch_lin = np.empty((J.kind.shape[0], 7, 3))  # ball joints' look-ahead snapshot
     save_vel = np.empty((n, 3))
     save_omega = np.empty((n, 3))
     max_level = int(settings[S_MAX_HALVINGS])
@@ -274,7 +284,9 @@ def step(B, J, Sp, C, settings, stats, W):
         units = total >> level
         hs = h * units / total
         h_prev = settings[S_H_PREV]
-        prepare(B, J, scratch_r)
+        if not prepared:
+            prepare(B, J, scratch_r)
+        prepared = False    # a halving restores the velocities: prepare afresh
         if nc > 0:
             warmed = collide(B, C, hs, settings, stats, target,         # 2. collide
                              done == 0 and not warmed, warmed, top)
@@ -283,7 +295,8 @@ def step(B, J, Sp, C, settings, stats, W):
         forces(B, J, Sp, hs, 0.0 if sync else h_prev, iterated,        # 3. forces
                scratch_rows)
         ok = position(B, J, Sp, C, hs, h_prev, settings, stats,         # 4. position
-                      scratch_a, scratch_x, scratch_arms, scratch_rows, level < max_level, W)
+                      scratch_a, scratch_x, scratch_arms, scratch_rows, scratch_lin,
+                      level < max_level, W)
         if not ok and level < max_level:
             B.vel[:, :] = save_vel
             B.omega[:, :] = save_omega
@@ -331,7 +344,7 @@ def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos,
         rec_omega[0] = B.omega
     r = 1
     for s in range(n_steps):
-        step(B, J, Sp, C, settings, stats, W)
+        step_after(B, J, Sp, C, settings, stats, W, s > 0)
         step_stats[s, :] = stats
         k, p = energy(B, Sp, gravity)
         step_energy[s + 1] = k + p

@@ -159,11 +159,14 @@ def test_bench_chain8_table_and_json(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "corrections_per_s" in r.stdout
     rows = json.loads(out.read_text())["rows"]
-    assert [row["h"] for row in rows] == [0.01, 0.005]
-    for row in rows:
+    assert [(row["h"], row["sim_s"]) for row in rows] == [(0.01, 10), (0.005, 10), (0.01, 30)]
+    for row in rows[:2]:     # Table 9.2
         assert row["corrections_per_step"] == pytest.approx(row["paper_corrections_per_step"],
                                                             rel=0.1)
+    for row in rows:
         assert row["corrections_per_s"] > 0 and row["realtime_factor"] > 1
+        assert row["max_gap_m"] <= 1e-5
+    assert isinstance(rows[2]["meets_target"], bool)   # issue 22's 400x and 5 M/s
 
 
 @pytest.mark.slow

@@ -17,8 +17,8 @@ CONTACT_NORMAL = (0.2, 0.9, 0.35)
 COM_COLOR = (0.95, 0.95, 0.95)
 VELOCITY = (1.0, 0.6, 0.1)
 DRAG_LINE = (1.0, 1.0, 0.3)
-LOAD_FORCE = (0.2, 0.85, 1.0)
-LOAD_TORQUE = (0.95, 0.35, 0.95)
+LOAD_FORCE = (0.2, 0.4, 1.0)       # blue (joint anchors are cyan and magenta)
+LOAD_TORQUE = (0.6, 0.35, 1.0)     # violet
 
 
 def load_arrow_length(magnitude):

@@ -7,6 +7,22 @@ Correction (P-step 2): the relative point velocity that closes the gap over h is
 with the arms r at time t (K is constant while time stands still; kinv is precomputed).
 Velocity constraint at t + h (P-step 4): du = u_b - u_a, p = K^-1 du, same signs.
 
+Linearised look-ahead (the iterative loop, as the contacts do: contacts/rows.py). A
+predicted point a' = s(t+h) + M_rot r moves with its body's velocities, to second order in
+the change (dv, dw) since a snapshot, as
+    da' = h dv + u x r' + u x (u x r')/2,   u = h (dw + (h/2) w0 x dw),   r' = M_rot r:
+exact for the centre (s(t+h) = s + v h + g h^2/2); for the arm, M_rot = exp(h [w]x) of a
+rotation about a fixed axis (a rod's) turned further by exp([u]x), with u the change of
+the rotation vector through the left Jacobian E + (h/2) [w0]x (to first order in h w0;
+the series' other terms are of higher order in h). snapshot() keeps the exact gap C0 and
+each side's r', v0, w0; a visit between snapshots reads
+    C = C0 + db' - da'
+with no Taylor series per visit, and corrects it with the same p = K^-1 C / h. The loop
+takes an exact snapshot before it stops, so it ends on the exact look-ahead. (chain8 at
+h = 0.01, snapshots only at the start and before stopping: the first-order model
+h (dv + dw x r) took 3.3 snapshots a step and 28 % more corrections than the exact
+look-ahead; this one 2.1 and as many corrections.)
+
 The functions take the joint arrays (body, arm, kinv) and the body arrays they touch one by
 one, not the Joints/Bodies tuples (see impulses.py: a tuple argument costs one refcount call
 per member array at every inlined call site).
@@ -14,7 +30,15 @@ per member array at every inlined call site).
 import numpy as np
 from numba import njit
 
-from ..impulses import add_k_matrix_of, impulse_to, invert3, point_at, predicted_point, velocity_at
+from ..impulses import (
+    add_k_matrix_of,
+    dynamic,
+    impulse_to,
+    invert3,
+    point_at,
+    predicted_point,
+    velocity_at,
+)
 
 
 @njit(cache=True)
@@ -53,14 +77,78 @@ def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, ome
 
 
 @njit(cache=True)
-def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
-                     pred_ok):
-    """One P-step 4 visit at t + h: returns (error before, corrected?)."""
+def relative_velocity(j, body, arm, static, vel, omega):
+    """du = u_b - u_a of the two anchor points (arms at the current time)."""
     ax, ay, az = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0], arm[j, 0, 1],
                              arm[j, 0, 2])
     bx, by, bz = velocity_at(static, vel, omega, body[j, 1], arm[j, 1, 0], arm[j, 1, 1],
                              arm[j, 1, 2])
-    dx, dy, dz = bx - ax, by - ay, bz - az
+    return bx - ax, by - ay, bz - az
+
+
+@njit(cache=True)
+def snapshot(j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, lin):
+    """Exact look-ahead (both bodies' caches fresh) into lin[j]: the gap C0 = b' - a', then
+    per side (A: 1, 3, 4; B: 2, 5, 6) r' = M_rot r, v0 and w0. Returns |C0|."""
+    dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
+    lin[j, 0, 0], lin[j, 0, 1], lin[j, 0, 2] = dx, dy, dz
+    for side in range(2):
+        b = body[j, side]
+        if not dynamic(static, b):
+            continue    # (never read: _moved returns 0 for it)
+        rx, ry, rz = arm[j, side, 0], arm[j, side, 1], arm[j, side, 2]
+        for i in range(3):
+            lin[j, 1 + side, i] = pred_rot[b, i, 0] * rx + pred_rot[b, i, 1] * ry \
+                + pred_rot[b, i, 2] * rz
+            lin[j, 3 + 2 * side, i] = vel[b, i]
+            lin[j, 4 + 2 * side, i] = omega[b, i]
+    return np.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@njit(cache=True)
+def _moved(j, side, body, static, vel, omega, h, lin):
+    """da' of one side since the snapshot (module doc): h dv + u x r' + u x (u x r')/2."""
+    b = body[j, side]
+    if not dynamic(static, b):
+        return 0.0, 0.0, 0.0
+    v0, w0, r = 3 + 2 * side, 4 + 2 * side, 1 + side
+    dwx = omega[b, 0] - lin[j, w0, 0]
+    dwy = omega[b, 1] - lin[j, w0, 1]
+    dwz = omega[b, 2] - lin[j, w0, 2]
+    hh = 0.5 * h
+    ux = h * (dwx + hh * (lin[j, w0, 1] * dwz - lin[j, w0, 2] * dwy))
+    uy = h * (dwy + hh * (lin[j, w0, 2] * dwx - lin[j, w0, 0] * dwz))
+    uz = h * (dwz + hh * (lin[j, w0, 0] * dwy - lin[j, w0, 1] * dwx))
+    rx, ry, rz = lin[j, r, 0], lin[j, r, 1], lin[j, r, 2]
+    cx, cy, cz = uy * rz - uz * ry, uz * rx - ux * rz, ux * ry - uy * rx     # u x r'
+    return (h * (vel[b, 0] - lin[j, v0, 0]) + cx + 0.5 * (uy * cz - uz * cy),
+            h * (vel[b, 1] - lin[j, v0, 1]) + cy + 0.5 * (uz * cx - ux * cz),
+            h * (vel[b, 2] - lin[j, v0, 2]) + cz + 0.5 * (ux * cy - uy * cx))
+
+
+@njit(cache=True)
+def correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
+                            inv_inertia_w, pred_ok, lin):
+    """One P-step 1/2 visit on the linearised look-ahead C = C0 + db' - da' of the last
+    snapshot: returns (error before, corrected?)."""
+    ax, ay, az = _moved(j, 0, body, static, vel, omega, h, lin)
+    bx, by, bz = _moved(j, 1, body, static, vel, omega, h, lin)
+    dx = lin[j, 0, 0] + bx - ax
+    dy = lin[j, 0, 1] + by - ay
+    dz = lin[j, 0, 2] + bz - az
+    err = np.sqrt(dx * dx + dy * dy + dz * dz)
+    if err < eps:
+        return err, False
+    apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
+                   dx / h, dy / h, dz / h)
+    return err, True
+
+
+@njit(cache=True)
+def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
+                     pred_ok):
+    """One P-step 4 visit at t + h: returns (error before, corrected?)."""
+    dx, dy, dz = relative_velocity(j, body, arm, static, vel, omega)
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
     if err <= eps:
         return err, False

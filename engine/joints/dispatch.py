@@ -24,6 +24,24 @@ def correct_position(kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, ve
 
 
 @njit(cache=True)
+def snapshot(kind, j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, lin):
+    """Exact look-ahead into lin (caches fresh); returns the gap |C0| (joints/ball.py)."""
+    if kind[j] == BALL:
+        return ball.snapshot(j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, lin)
+    return 0.0
+
+
+@njit(cache=True)
+def correct_position_linear(kind, j, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
+                            inv_inertia_w, pred_ok, lin):
+    """On the linearised look-ahead of the last snapshot (joints/ball.py)."""
+    if kind[j] == BALL:
+        return ball.correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel,
+                                            omega, inv_inertia_w, pred_ok, lin)
+    return 0.0, False
+
+
+@njit(cache=True)
 def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok):
     if kind[j] == BALL:

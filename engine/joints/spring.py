@@ -68,6 +68,8 @@ def current_force(B, Sp, i, arm1, arm2):
 @njit(cache=True)
 def apply_approximate(B, Sp, h, h_prev):
     """Apply every spring's and damper's impulse for this step (approximate mode)."""
+    if Sp.body.shape[0] == 0:   # no springs: no scratch to allocate
+        return
     arm1 = np.empty(3)
     arm2 = np.empty(3)
     w = 0.5 * (h_prev + h)
@@ -170,6 +172,8 @@ def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratc
 @njit(cache=True)
 def end_step(B, Sp):
     """Remember F(t) for the next step's window (call before time advances)."""
+    if Sp.body.shape[0] == 0:   # no springs: no scratch to allocate
+        return
     arm1 = np.empty(3)
     arm2 = np.empty(3)
     for i in range(Sp.body.shape[0]):
@@ -180,6 +184,8 @@ def end_step(B, Sp):
 
 @njit(cache=True)
 def potential_energy(B, Sp):
+    if Sp.body.shape[0] == 0:   # no springs: no scratch to allocate
+        return 0.0
     arm1 = np.empty(3)
     arm2 = np.empty(3)
     e = 0.0
