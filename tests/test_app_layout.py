@@ -98,3 +98,12 @@ def test_reset_layout_puts_panels_back(sized_app, scene_path):
     pump(a, 3)
     assert (windows()["Tools"].pos.x, windows()["Tools"].pos.y) == \
         pytest.approx(rect("tools", width, height)[:2], abs=1)
+
+
+def test_linear_plots_keep_flat_and_extreme_lines_inside_the_plot():
+    from impulse.app.ui import stats_panel
+    lo, hi = stats_panel.padded([np.zeros(5), np.full(5, 16.0)])      # asleep: KE 0, PE 16
+    assert lo < 0.0 and hi > 16.0 and hi - 16.0 == pytest.approx(0.08 * 16.0)
+    lo, hi = stats_panel.padded([np.full(5, 33.0)])                   # one flat line
+    assert lo < 33.0 < hi
+    assert stats_panel.padded([np.array([np.nan])]) == (0.0, 1.0)

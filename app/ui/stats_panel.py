@@ -19,17 +19,29 @@ def _plot(title: str, series, t: np.ndarray, height: float = PLOT_MIN_H,
     height = max(height, PLOT_MIN_H)
     plot_heights[title] = height
     if implot.begin_plot(title, imgui.ImVec2(-1, height)):
-        y_flags = implot.AxisFlags_.auto_fit if not log else 0
-        implot.setup_axes("", "", implot.AxisFlags_.auto_fit, y_flags)
+        implot.setup_axes("", "", implot.AxisFlags_.auto_fit, 0)
         implot.setup_legend(implot.Location_.north, implot.LegendFlags_.horizontal
                             | implot.LegendFlags_.outside)
         if log:
             implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
-            lo, hi = decades([y for _, y in series])
-            implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
+        lo, hi = (decades if log else padded)([y for _, y in series])
+        implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
         for label, y in series:
             implot.plot_line(label, t, y)
         implot.end_plot()
+
+
+def padded(arrays, margin: float = 0.08) -> tuple[float, float]:
+    """Limits around the finite values of `arrays` with a margin of `margin` of their span
+    (of their size where they are flat), so a line at the extremes or a constant one shows
+    inside the plot rather than on its edge."""
+    values = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return 0.0, 1.0
+    lo, hi = float(values.min()), float(values.max())
+    pad = margin * (hi - lo) if hi > lo else margin * max(abs(hi), 1.0)
+    return lo - pad, hi + pad
 
 
 def decades(arrays, floor: float = 1e-16) -> tuple[float, float]:
