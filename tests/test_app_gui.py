@@ -499,7 +499,8 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
                           lambda: pump(app)), (key, read())
         assert len(ses.editor.undo_stack) == n + 1, (key, [c.label for c in ses.editor.undo_stack])
     app.viewer.screenshot(tmp_path / f"typed_{how}.png")
-    leave_field(app, "click")
+    if how != "click":      # (a second click on the title bar soon after the last one would
+        leave_field(app, "click")   # be a double click, and fold the Inspector for good)
     xdo("key", "ctrl+s")
     assert wait_until(lambda: not ses.dirty, lambda: pump(app))
     saved = json.loads(open(path).read())
