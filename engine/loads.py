@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from scipy.spatial.transform import Rotation
 
 from .handles import LoadId
 from .impulses import apply_angular_impulse, apply_impulse
@@ -143,16 +144,10 @@ def load_model(spec, where="load"):
 
 
 def turned(rot, omega, angle_time):
-    """rot turned by omega * angle_time (Rodrigues): the body's orientation half a step on
-    (torque-free, to first order), which a body-frame load and a force's arm use so that
-    they stand for the whole step (second order, as the kicks)."""
-    w = np.asarray(omega, dtype=np.float64) * angle_time
-    a = float(np.linalg.norm(w))
-    if a < 1e-12:
-        return rot
-    k = w / a
-    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
-    return (np.eye(3) + np.sin(a) * K + (1.0 - np.cos(a)) * (K @ K)) @ rot
+    """rot turned by omega * angle_time: the body's orientation half a step on (torque-free,
+    to first order), which a body-frame load and a force's arm use so that they stand for
+    the whole step (second order, as the kicks)."""
+    return Rotation.from_rotvec(np.asarray(omega) * angle_time).as_matrix() @ rot
 
 
 def world_wrench(world, lm, b, t, half_step=0.0):

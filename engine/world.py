@@ -51,6 +51,7 @@ class World(LiveEdits, LoadEdits):
         self.joint_models = []     # JointModel per joint (not springs)
         self.spring_models = []    # JointModel per spring
         self.load_models = []      # LoadModel per external load (loads.py)
+        self._loads_on = False     # B.load / the joints' efforts hold a load's values
         self.camera = None
         self.contacts_spec = None
         self.meta = {}
@@ -252,8 +253,9 @@ class World(LiveEdits, LoadEdits):
             arr = self.settings.to_array(self.h_prev, self.time + (h - left))
             arr[S.S_H] = left
             arr[S.S_TOI] = 1.0 if cut < self.MAX_TOI_EVENTS else 0.0
-            if self.load_models or self.B.load.any():   # at the sub-step's middle
+            if self.load_models or self._loads_on:     # at the sub-step's middle
                 changed = sum_wrenches(self, self.time + (h - left), left, self.B.load)
+                self._loads_on = bool(self.load_models)   # (the last one's removal: zeros)
                 if len(changed) and sleep.asleep[changed].any():
                     sleep.wake(self, changed)      # a load came, went or changed
             C, detect_s = self.collision.detect(left)
@@ -337,7 +339,8 @@ class World(LiveEdits, LoadEdits):
         stats = np.zeros((steps, S.T_SIZE))
         energy = np.zeros(steps + 1)
         times = self.time + np.arange(rows) * record_every * self.settings.h
-        if self._has_contacts() or self.settings.extrapolate or self.load_models:
+        if self._has_contacts() or self.settings.extrapolate or self.load_models or \
+                self._loads_on:
             wall = self._run_stepwise(steps, record_every, rec, stats, energy)
         else:
             start = self.get_state(), self.J.acc.copy()

@@ -513,3 +513,27 @@ def test_an_imported_mjcf_motor_is_a_joint_load_that_turns_like_mujoco(tmp_path)
         diff = w.joint_coordinates("pin")[0] - d.qpos[0]   # ours wraps at +-pi
         assert abs((diff + np.pi) % (2 * np.pi) - np.pi) < 1e-3
     assert abs(d.qpos[0]) > 0.3                          # it did swing
+
+
+@pytest.mark.parametrize("kind", ["joint", "body"])
+def test_a_removed_load_stops_acting(kind):
+    """After its (last) load is removed, the wheel turns on at the speed it had."""
+    w = wheel(0.01, 2.0)
+    if kind == "body":
+        w.remove_load("drive")
+        w.add_load({"name": "drive", "body": "wheel", "torque": [0, 0, 2.0]})
+    run_for(w, 0.5)
+    w.remove_load("drive")
+    spin = w.B.omega[0, 2]
+    assert spin == pytest.approx(2.0 * 0.5 / 0.5, rel=1e-9)
+    run_for(w, 0.5)
+    assert w.B.omega[0, 2] == pytest.approx(spin, rel=1e-12)
+
+
+def test_run_after_the_last_load_is_removed_takes_it_away_too():
+    w = wheel(0.01, 2.0)
+    w.run(50)
+    w.remove_load("drive")
+    spin = w.B.omega[0, 2]
+    w.run(50)
+    assert w.B.omega[0, 2] == pytest.approx(spin, rel=1e-12)
