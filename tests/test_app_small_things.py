@@ -1,5 +1,6 @@
 """Small things a newcomer notices (issue 18.6): the first click after a tool button reaches
 the view; contact depths in words; scenes that open paused when asked."""
+import math
 import os
 
 import pytest
@@ -76,3 +77,12 @@ def test_the_inspector_shows_the_material_values_in_force(mat):
     shown = material_in_effect(mat)
     assert list(shown) == list(MATERIAL_FIELDS)
     assert tuple(shown.values()) == material_of(SimpleNamespace(material=mat))
+
+
+def test_the_inspector_shows_rounding_dust_in_a_rotation_as_zero():
+    """A body's orientation a rounding error off identity reads 0.0 degrees, not -0.0."""
+    from impulse.app.ui.inspector import quat_to_euler_deg
+    angles = quat_to_euler_deg([1.0, -1e-17, 0.0, 0.0])
+    assert angles == [0.0, 0.0, 0.0] and f"{angles[0]:.1f}" == "0.0"
+    assert quat_to_euler_deg([math.cos(0.25), 0.0, math.sin(0.25), 0.0])[1] == \
+        pytest.approx(math.degrees(0.5))

@@ -19,9 +19,10 @@ SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
 
 
 def quat_to_euler_deg(q) -> list[float]:
-    """A scene quaternion [w, x, y, z] as x-y-z Euler angles in degrees."""
+    """A scene quaternion [w, x, y, z] as x-y-z Euler angles in degrees (rounding dust
+    below 1e-9 degrees shown as 0, not as "-0.0")."""
     rot = Rotation.from_quat(q, scalar_first=True)
-    return [float(a) for a in rot.as_euler("xyz", degrees=True)]
+    return [float(a) if abs(a) > 1e-9 else 0.0 for a in rot.as_euler("xyz", degrees=True)]
 
 
 def euler_deg_to_quat(angles) -> list[float]:
