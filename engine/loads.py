@@ -156,7 +156,9 @@ def world_wrench(world, lm, b, t, half_step=0.0):
     the centre of mass that the load exerts (its own torque plus r x F). With half_step > 0
     the body's axes are taken half_step on (the step's middle; the point stays at t)."""
     B, model = world.B, world.models[b]
-    rot = turned(B.rot[b], B.omega[b], half_step) if half_step > 0 else B.rot[b]
+    rot = B.rot[b]
+    if half_step > 0 and (lm.in_body or lm.point is not None):   # (else not needed)
+        rot = turned(rot, B.omega[b], half_step)
     turn = rot @ model.frame.T                  # body scene frame -> world
     force = np.zeros(3) if lm.force is None else lm.force.at(t)
     torque = np.zeros(3) if lm.torque is None else lm.torque.at(t)

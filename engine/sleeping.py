@@ -274,14 +274,13 @@ class Sleep:
             for b in J.body[j]:
                 if b >= 0:
                     keep[b] = True
-        varying = {lm.body for lm in world.load_models if lm.varies}   # loads.py
-        for b, m in enumerate(world.models):
-            if m.name in varying:
-                keep[b] = True
-        driven = {lm.joint for lm in world.load_models if lm.varies and lm.joint}
-        for j, jm in enumerate(world.joint_models):
-            if jm.name in driven:
-                keep[[b for b in J.body[j] if b >= 0]] = True
+        for lm in world.load_models:          # loads.py: a load that varies over time
+            if not lm.varies:
+                continue
+            if lm.joint is None:
+                keep[world.body_index(lm.body)] = True
+            else:
+                keep[[b for b in J.body[world.joint_index(lm.joint)] if b >= 0]] = True
         return keep
 
     # ---- measures and snapshots ------------------------------------------------------------

@@ -68,6 +68,16 @@ def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, ome
                      inv_inertia_w, pred_ok, pred_pos, pred_rot):
     """One P-step 1/2 visit: returns (error before, corrected?)."""
     dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
+    return close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
+                     pred_ok, dx, dy, dz)
+
+
+@njit(cache=True)
+def close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
+              pred_ok, dx, dy, dz):
+    """A position visit's correction of the predicted gap d = b' - a': none while |d| < eps,
+    else the relative velocity change d/h at the anchors (K p = d/h). Returns (|d|,
+    corrected?)."""
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
     if err < eps:
         return err, False
@@ -133,15 +143,9 @@ def correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel, o
     snapshot: returns (error before, corrected?)."""
     ax, ay, az = _moved(j, 0, body, static, vel, omega, h, lin)
     bx, by, bz = _moved(j, 1, body, static, vel, omega, h, lin)
-    dx = lin[j, 0, 0] + bx - ax
-    dy = lin[j, 0, 1] + by - ay
-    dz = lin[j, 0, 2] + bz - az
-    err = np.sqrt(dx * dx + dy * dy + dz * dz)
-    if err < eps:
-        return err, False
-    apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
-                   dx / h, dy / h, dz / h)
-    return err, True
+    return close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
+                     pred_ok, lin[j, 0, 0] + bx - ax, lin[j, 0, 1] + by - ay,
+                     lin[j, 0, 2] + bz - az)
 
 
 @njit(cache=True)
