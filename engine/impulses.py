@@ -9,7 +9,7 @@ index -1) contributes 0 and never moves.
 from numba import njit
 
 from .jitopts import NO_REFCOUNT
-from .motion import omega_series, rotation_over_step
+from .motion import series_over_step
 
 # Hot-path kernels take the body arrays they touch one by one (flat), never the `Bodies`
 # tuple: numba increfs/decrefs every member array of a tuple at each inlined call site it is
@@ -60,8 +60,8 @@ def predicted_point(static, pos, pred_pos, pred_rot, b, rx, ry, rz):
 def refresh_body(b, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos, pred_series, pred_rot,
                  pred_ok, h, order, gravity, scratch_a, scratch_x):
     """Fill body b's look-ahead cache: omega series, M_rot over h, s(t+h)."""
-    omega_series(inertia_w[b], inv_inertia_w[b], omega[b], h, order, pred_series[b], scratch_a)
-    rotation_over_step(pred_series[b], order, h, pred_rot[b], scratch_x)
+    series_over_step(inertia_w[b], inv_inertia_w[b], omega[b], h, order, pred_series[b],
+                     pred_rot[b], scratch_a, scratch_x)
     for i in range(3):
         pred_pos[b, i] = pos[b, i] + vel[b, i] * h + 0.5 * gravity[i] * h * h
     pred_ok[b] = True

@@ -6,7 +6,8 @@ The next step reads, besides the scene: the time (motor targets), the previous s
 length (spring impulse windows, warm-start scaling), each body's exact centre, rotation
 matrix and velocities (a scene file's position + quaternion do not round-trip to the bit),
 bodies the guard fixed, the springs' force at the previous step, and the contacts' memory:
-the last detection with its impulses (warm start, matched by feature), the detection the
+the last detection with its impulses (warm start, matched by feature) and friction anchors
+(which still hold, and where), the detection the
 depth projection made for the next step, and the broadphase's axis and sort order (pairs,
 and so rows, come out in that order).
 
@@ -42,6 +43,7 @@ def _contacts(world):
         return {}            # (no detection runs: no memory, as in a run that never built it)
     st = {"order": c.detector._order.copy(), "axis": c.detector._state.copy(),
           "prev_warm": c._prev_warm.copy()}
+    st["prev_stick"], st["prev_hold"] = c.anchors_state()
     _put_set(st, "prev", c._prev)
     if c._pending is not None:
         st["pending_h"] = np.array([c._pending[1]])
@@ -85,6 +87,7 @@ def restore(world, st):
         c.detector._state[:] = st["axis"]
         c._prev = _get_set(st, "prev")
         c._prev_warm = np.array(st["prev_warm"])
+        c.restore_anchors(st.get("prev_stick", np.zeros((0, 6))), st.get("prev_hold", []))
         pending = _get_set(st, "pending")
         if pending is not None:   # valid for exactly this state (contacts.system._take_pending)
             c._pending = (pending, float(st["pending_h"][0]), c._signature(), B.static.copy(),
@@ -93,6 +96,7 @@ def restore(world, st):
         c.detector._order[:] = np.arange(c.detector._order.shape[0])
         c.detector._state[:] = -1
         c._prev, c._prev_warm = None, np.zeros((0, c._prev_warm.shape[1]))
+        c.restore_anchors(np.zeros((0, 6)), [])
 
 
 # ---- the scene file's `state` block --------------------------------------------------------
@@ -209,4 +213,6 @@ def _shape_of(key, n):
         return (n, 3)
     if key == "prev_warm":
         return (n, S.WARM_SIZE)
+    if key == "prev_stick":
+        return (n, 6)
     return (n,)

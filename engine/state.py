@@ -106,6 +106,10 @@ Contacts = namedtuple("Contacts", [
                  # the step, contact_rows.snapshot), 0 for faces, edges and corners
     "face",      # (c,) a cylinder's radius where the row is a rim point of its cap lying on
                  # the other body (the patch is its disc: twist radius 2 r / 3), else 0
+    "drift",     # (c,3) how far A's material contact point has slid along the contact plane
+                 # relative to B's since the contact began to stick (world; friction anchors,
+                 # contacts/system.py; 0 for curved sides and fresh or sliding contacts)
+    "pturn",     # (c,) patch: the turn about n that its rows' drifts add up to (first row)
     "slide",     # (c,) bool: the patch slid when its stage began (first row; its friction
                  # cone is mu_d, else mu_s: contacts/friction.py)
 ])
@@ -190,4 +194,5 @@ def empty_contacts(c, n):
         pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),
         un0=np.zeros(c), pd0=np.zeros((c, 3)), pu0=np.zeros((c, 3)),
         keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)),
-        radius=np.zeros((c, 2)), face=np.zeros(c), slide=np.zeros(c, dtype=np.bool_))
+        radius=np.zeros((c, 2)), face=np.zeros(c), drift=np.zeros((c, 3)), pturn=np.zeros(c),
+        slide=np.zeros(c, dtype=np.bool_))

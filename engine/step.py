@@ -261,7 +261,7 @@ def step_after(B, J, Sp, C, settings, stats, W, prepared):
     n = B.pos.shape[0]
     order = int(settings[S_ORDER])
     scratch_a = np.empty((order + 1, 3, 3))
-    scratch_x = np.empty((order + 2, 3, 3))
+    scratch_x = np.empty((order + 7, 3, 3))    # motion.series_over_step
     scratch_r = np.empty((3, 3))
     scratch_arms = np.empty((2, 3))
     scratch_rows = np.empty((12, 3, 3))   # joints: s[0..5]; a motor's K (7 x 7): s[6..11]

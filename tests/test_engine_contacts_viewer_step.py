@@ -298,14 +298,13 @@ def test_towers_stand_10_s_at_the_viewer_step(n, turned):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "known defect (issue 16, item 5): the wall's top row creeps; after 10 s at h = 1/60 its "
-    "worst stone has moved 10.1 mm (towers of 10-40 cubes stay under 1 cm)"))
 def test_the_252_stone_wall_stands_10_s_without_the_car():
-    """wall_car.json's wall in quarter bond (12 rows of 21 stones), the car taken out."""
+    """wall_car.json's wall in quarter bond (12 rows of 21 stones), the car taken out, with
+    sleeping off (the solver's own creep): friction anchors (contacts/system.py) take back
+    what sticking contacts crept. Without them its top row crept 12 mm in 10 s; now 3.7 mm."""
     d = _wall_doc()
-    d["settings"]["sleeping"] = False                  # the solver's own creep
-    assert _top_row_creep(d) < 0.01
+    d["settings"]["sleeping"] = False
+    assert _top_row_creep(d) < 0.005
 
 
 def _wall_doc():
@@ -388,17 +387,18 @@ def spinning_top(h, spin, tilt_deg):
     return w
 
 
-TOP_AT_60 = pytest.mark.xfail(strict=True, reason=(
-    "known defect (issue 16, item 6): at h = 1/60 (w3 h = 0.75-1 rad) the heavy top "
-    "precesses 4.5 % fast at 10 deg tilt and at less than half the rate at 25 deg; the "
-    "floor's push acts as an impulse at the start of each step while the rotation series "
-    "turns the body over the step (first order in Omega h and w3 h); h = 1/200 holds 2 %"))
-
-
-@pytest.mark.parametrize("h", [1 / 200, pytest.param(1 / 60, marks=TOP_AT_60)])
-@pytest.mark.parametrize("spin, tilt", [(60.0, 10.0),
-                                        pytest.param(45.0, 25.0, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("h, spin, tilt", [
+    (h, spin, tilt) if (spin, tilt) != (45.0, 25.0) else
+    pytest.param(h, spin, tilt, marks=pytest.mark.slow)
+    for h in (1 / 200, 1 / 90, 1 / 60, 1 / 30)
+    for spin, tilt in ((60.0, 10.0), (120.0, 20.0), (45.0, 25.0))
+    if spin * h <= 3.0])                # motion.ALIAS_TURN: beyond it the single series
 def test_heavy_top_precesses_at_the_analytic_rate(h, spin, tilt):
+    """At h = 1/60 the top's axis circles L by 2 rad a step (120 rad/s: 4 rad), which the
+    rotation series takes in sub-steps (motion.series_over_step); it was 4.5 % fast at 10
+    deg, at half the rate at 25 deg, and blew up at 120 rad/s. What is left is second order
+    in h (the floor's push acts at the step's start): 0.4 % at 1/60, 2.0 % at 1/30, where
+    the issue asks for no bound and this one is 3 %."""
     w = spinning_top(h, spin, tilt)
     ts, az = [], []
     s0 = w.B.omega[1] @ w.B.rot[1][:, 1]
@@ -408,8 +408,9 @@ def test_heavy_top_precesses_at_the_analytic_rate(h, spin, tilt):
         ts.append(w.time)
         az.append(math.atan2(-a[2], a[0]))
     rate = np.polyfit(ts, np.unwrap(az), 1)[0]
-    assert abs(rate) == pytest.approx(w.precession, rel=0.02)
+    assert abs(rate) == pytest.approx(w.precession, rel=0.02 if h < 1 / 40 else 0.03)
     assert w.B.omega[1] @ w.B.rot[1][:, 1] == pytest.approx(s0, rel=0.02)
+    assert math.degrees(math.acos(w.B.rot[1][1, 1])) == pytest.approx(tilt, abs=1.0)
 
 
 @pytest.mark.parametrize("h", [1 / 30, 1 / 60, 1 / 120,

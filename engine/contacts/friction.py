@@ -129,7 +129,8 @@ def _demand(B, C, f, stage, h, k, acc_t, col):
     """The accumulated patch impulse that would make patch f stick, c = o + s (o the
     accumulated one, s = -K^-1 u the sticking impulse for its relative velocity u at the
     centre: linear, in the position stage the mean over the step, d/h = pd0/h + u - pu0
-    (contacts/rows.py), and spin about n), in the tangent frame (t1, t2, n).
+    (contacts/rows.py), and spin about n; in the position stage both with the anchors'
+    drift, pd0 and pturn, to take back), in the tangent frame (t1, t2, n).
     Returns (c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok); ok False if K is singular."""
     n = C.normal[f]
     g = C.pgeo[f]
@@ -138,7 +139,7 @@ def _demand(B, C, f, stage, h, k, acc_t, col):
         ux += C.pd0[f, 0] / h - C.pu0[f, 0]
         uy += C.pd0[f, 1] / h - C.pu0[f, 1]
         uz += C.pd0[f, 2] / h - C.pu0[f, 2]
-    spin = 0.0
+    spin = C.pturn[f] / h if stage == STAGE_POSITION else 0.0   # (anchors' turn back)
     for side in range(2):
         body = C.body[f, side]
         if dynamic(B.static, body):

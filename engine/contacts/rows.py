@@ -21,10 +21,12 @@ exact look-ahead of every row (g0, and the relative normal velocity un0 at that 
 and of every patch the mean displacement over the step (pd0) and the relative velocity at
 its centre (pu0); between snapshots a visit reads
     g' = g0 + h (u_n - un0),   d = pd0 + h (u_x - pu0),
-with no Taylor series per visit. The loops take a new snapshot every few cycles and before
-they stop, so they end on the exact look-ahead (solvers/iterative.py, rounds.py); the shock
-pass after them works on the last snapshot, and depth_projection.py removes what depth the
-step still leaves.
+with no Taylor series per visit. pd0 also holds the rows' mean anchor drift, and pturn the
+patch's turn from it (friction anchors, contacts/system.py), so a sticking patch's friction
+in the position stage takes back what it crept in earlier steps. The loops take a new
+snapshot every few cycles and before they stop, so they end on the exact look-ahead
+(solvers/iterative.py, rounds.py); the shock pass after them works on the last snapshot,
+and depth_projection.py removes what depth the step still leaves.
 """
 import numpy as np
 from numba import njit
@@ -374,12 +376,32 @@ def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
         f = C.first[c]
         if f == c:
             C.pd0[f, 0] = C.pd0[f, 1] = C.pd0[f, 2] = 0.0
-        w = 1.0 / C.pcount[f]
-        C.pd0[f, 0] += w * dx
-        C.pd0[f, 1] += w * dy
-        C.pd0[f, 2] += w * dz
+        w = 1.0 / C.pcount[f]          # (+ the row's anchor drift: friction anchors)
+        C.pd0[f, 0] += w * (dx + C.drift[c, 0])
+        C.pd0[f, 1] += w * (dy + C.drift[c, 1])
+        C.pd0[f, 2] += w * (dz + C.drift[c, 2])
         if f == c:
             g3 = C.pgeo[f]
             ux, uy, uz = relative_velocity(B, C, c, g3[0], g3[1])
             C.pu0[f, 0], C.pu0[f, 1], C.pu0[f, 2] = ux, uy, uz
+            C.pturn[f] = _patch_turn(C, f)
     return worst
+
+
+@njit(cache=True, inline='always')
+def _patch_turn(C, f):
+    """The turn of A relative to B about n that patch f's rows' anchor drifts e add up to
+    (friction anchors, contacts/system.py): a turn phi moves a point at arm r from the
+    patch centre by phi n x r, so phi = sum n.(r x e) / sum |r_t|^2 (r_t: r in the plane)."""
+    n = C.normal[f]
+    g = C.pgeo[f]
+    num = 0.0
+    den = 0.0
+    for c in range(f, f + C.pcount[f]):
+        rx, ry, rz = C.arm[c, 0, 0] - g[0, 0], C.arm[c, 0, 1] - g[0, 1], C.arm[c, 0, 2] - g[0, 2]
+        rn = rx * n[0] + ry * n[1] + rz * n[2]
+        rx, ry, rz = rx - rn * n[0], ry - rn * n[1], rz - rn * n[2]
+        ex, ey, ez = C.drift[c, 0], C.drift[c, 1], C.drift[c, 2]
+        num += n[0] * (ry * ez - rz * ey) + n[1] * (rz * ex - rx * ez) + n[2] * (rx * ey - ry * ex)
+        den += rx * rx + ry * ry + rz * rz
+    return num / den if den > TINY else 0.0

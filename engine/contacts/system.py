@@ -20,10 +20,13 @@ from .. import state as S
 from ..collision import CollisionDetector, excluded_pair_keys
 from ..collision.detector import ALL_GROUPS
 from ..collision.shapes import CAPSULE, CYLINDER, SPHERE
-from . import depth_projection
+from . import anchors, depth_projection
 from .rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
+STICK_DRIFT_MAX = 2e-3     # [m] anchors that drifted further apart slid: they start afresh
+NO_ROWS = np.empty(0, dtype=np.int64)   # (no last detection to match)
+STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
 ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] a projection that leaves rows deeper is checked again
 
@@ -64,6 +67,10 @@ class ContactSystem:
         self.last_impulse = np.zeros(0)
         self._prev = None         # ContactSet used for matching
         self._prev_warm = np.zeros((0, S.WARM_SIZE))
+        self._stick = np.zeros((0, 2, 3))       # friction anchors of self.last's rows
+        self._prev_stick = np.zeros((0, 2, 3))  # ... of self._prev's, and which still hold
+        self._prev_hold = np.zeros(0, dtype=np.bool_)
+        self._poses = (np.zeros((0, 3)), np.zeros((0, 3, 3)))   # bodies after the last step
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
         self._pending = None      # contacts the depth projection detected for the next step
@@ -211,13 +218,72 @@ class ContactSystem:
                 C.coef[:, 3] = np.maximum(self.body_mu_t[ba], self.body_mu_t[bb])
                 C.coef[:, 4] = np.maximum(self.body_mu_r[ba], self.body_mu_r[bb])
                 self._coef_ok = True
+            rows = None
             if self._prev is not None and len(self._prev):
                 rows = cs.match(self._prev)
                 hit = rows >= 0
                 C.warm[hit] = self._prev_warm[rows[hit]]
+            self._friction_anchors(cs, C, rows)
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
+
+    def _friction_anchors(self, cs, C, rows):
+        """Friction anchors (C.drift). Friction holds a sticking contact by its velocity
+        only, to the loops' tolerance, so a resting pile crept: the top row of wall_car's
+        252 stones slid 12 mm in 10 s. A contact that sticks keeps the two material points
+        (in A's and B's body frame) where it began to stick, matched from step to step like
+        the warm start; C.drift is how far A's has since slid along the contact plane
+        relative to B's, and the position stage's friction takes it back within its cone
+        (contacts/rows.py snapshot, contacts/friction.py _demand). New contacts, curved
+        sides (whose contact point moves over the body as it rolls), contacts whose patch
+        slid or reached its cone (finish), bodies moved between steps (an edit in the
+        viewer is meant; project_depth) and anchors more than STICK_DRIFT_MAX apart start
+        afresh at the detected points. A drift within eps_pos (the position tolerance, as
+        for a joint's gap) is left alone, and of a longer one only what lies beyond it is
+        taken back (a cut at eps_pos would flip with the last bit): taking back rounding
+        noise every step made resting stacks 100x more sensitive to the last bit of their
+        start (tests/test_golden_digests.py), and micrometres every step cost the pyramid
+        40 % more contact visits. The work is contacts/anchors.py's."""
+        B = self.world.B
+        self._stick = np.empty((len(cs), 2, 3))
+        anchors.anchor_drifts(B.rot, B.pos, *self._poses, cs.body_a, cs.body_b, cs.point_a,
+                              cs.point_b, cs.normal, C.radius,
+                              NO_ROWS if rows is None else rows, self._prev_stick,
+                              self._prev_hold, STICK_DRIFT_MIN * self.world.settings.eps_pos,
+                              STICK_DRIFT_MAX, self._stick, C.drift)
+
+    def anchors_state(self):
+        """The friction anchors the next detection would take, for a saved state (resume.py):
+        (rows of the last detection, 6) points and (rows,) 1.0 where they still hold, 0.0
+        where not (a patch that slid, or a body moved since the step)."""
+        hold = self._prev_hold.copy()
+        pos, rot = self._poses
+        B = self.world.B
+        if self._prev is not None and len(hold) == len(self._prev) and pos.shape == B.pos.shape:
+            moved = (pos != B.pos).any(axis=1) | (rot != B.rot).any(axis=(1, 2))
+            hold &= ~(moved[self._prev.body_a] | moved[self._prev.body_b])
+        else:
+            hold[:] = False
+        return self._prev_stick.reshape(-1, 6).copy(), hold.astype(np.float64)
+
+    def restore_anchors(self, stick, hold):
+        """Put saved friction anchors back (anchors_state), for the bodies as they are now."""
+        stick = np.asarray(stick, dtype=np.float64).reshape(-1, 2, 3)
+        hold = np.asarray(hold) != 0.0
+        n = 0 if self._prev is None else len(self._prev)
+        if stick.shape[0] != n or hold.shape[0] != n:    # (a state from before anchors)
+            stick, hold = np.zeros((0, 2, 3)), np.zeros(0, dtype=np.bool_)
+        B = self.world.B
+        self._prev_stick, self._prev_hold = stick, hold
+        self._poses = (B.pos.copy(), B.rot.copy())
+
+    def _anchors_hold(self):
+        """After the step: which rows keep their friction anchors (anchors.anchors_hold)."""
+        C = self.C
+        hold = np.empty(C.first.shape[0], dtype=np.bool_)
+        anchors.anchors_hold(C.first, C.acc_n, C.acc_t, C.coef, C.slide, hold)
+        return hold
 
     def _curvature(self, cs):
         """(c, 2) curvature radius of each side at its contact point (Contacts.radius): a
@@ -262,6 +328,14 @@ class ContactSystem:
         return C
 
     def project_depth(self, stats, h=None):
+        """After a step: the depth projection (_project_depth); then remember where every
+        body is, so that the next detection can tell a body moved between steps (an edit,
+        the guard) from one that crept (_friction_anchors)."""
+        self._project_depth(stats, h)
+        B = self.world.B
+        self._poses = (B.pos.copy(), B.rot.copy())
+
+    def _project_depth(self, stats, h=None):
         """After a step: where it may have left depth (the position stage's own rows end
         deeper than SPLIT_DEPTH, or bodies moved enough to meet with new features), detect
         at the new state and push the deeper rows apart (depth_projection.py); again while a
@@ -339,3 +413,7 @@ class ContactSystem:
         self.last_impulse = C.acc_n + C.acc_v + C.acc_c
         self._prev = self.last
         self._prev_warm = C.keep.copy()     # the loops' impulses (contacts.keep_for_warm_start)
+        if self.last is not None and len(self.last) == C.body.shape[0]:
+            self._prev_stick, self._prev_hold = self._stick, self._anchors_hold()
+        else:
+            self._prev_stick, self._prev_hold = np.zeros((0, 2, 3)), np.zeros(0, np.bool_)
