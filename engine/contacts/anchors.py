@@ -69,6 +69,18 @@ def _moved(b, pos, rot, prev_pos, prev_rot, moved):
 
 
 @njit(cache=True)
+def keep_unmoved(hold, body_a, body_b, pos, rot, prev_pos, prev_rot):
+    """hold[c] stays set only where neither of row c's bodies moved since the last step's
+    end (for a saved state: what anchor_drifts will find at the next detection)."""
+    known = prev_pos.shape[0] == pos.shape[0]
+    moved = np.zeros(pos.shape[0], dtype=np.int8)
+    for c in range(hold.shape[0]):
+        if hold[c] and (not known or _moved(body_a[c], pos, rot, prev_pos, prev_rot, moved)
+                        or _moved(body_b[c], pos, rot, prev_pos, prev_rot, moved)):
+            hold[c] = False
+
+
+@njit(cache=True)
 def anchors_hold(first, acc_n, acc_t, coef, slide, hold):
     """hold[c]: row c keeps its anchors for the next step: its patch (first[c]) neither slid
     nor reached its static cone, |acc_t| >= mu_s N (N: the patch's position-stage normal

@@ -258,11 +258,10 @@ class ContactSystem:
         (rows of the last detection, 6) points and (rows,) 1.0 where they still hold, 0.0
         where not (a patch that slid, or a body moved since the step)."""
         hold = self._prev_hold.copy()
-        pos, rot = self._poses
         B = self.world.B
-        if self._prev is not None and len(hold) == len(self._prev) and pos.shape == B.pos.shape:
-            moved = (pos != B.pos).any(axis=1) | (rot != B.rot).any(axis=(1, 2))
-            hold &= ~(moved[self._prev.body_a] | moved[self._prev.body_b])
+        if self._prev is not None and len(hold) == len(self._prev):
+            anchors.keep_unmoved(hold, self._prev.body_a, self._prev.body_b, B.pos, B.rot,
+                                 *self._poses)
         else:
             hold[:] = False
         return self._prev_stick.reshape(-1, 6).copy(), hold.astype(np.float64)
