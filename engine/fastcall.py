@@ -8,9 +8,15 @@ and calls it directly while the argument objects are the very ones of that call 
 tuples are immutable and an array's dtype, rank and layout cannot change, so the same
 objects have the same types; they are kept alive, so their ids stay theirs). Arguments
 listed in `loose` may be new objects each call (a float, a fresh float64 vector): they only
-need the same kind as before. Anything else goes through the dispatcher again.
+need the same kind as before. Anything else goes through the dispatcher again. The last
+KEPT argument sets are remembered (a pile's Contacts alternate between a few row counts,
+contacts/system.py _rows_for).
 """
+from collections import OrderedDict
+
 import numpy as np
+
+KEPT = 8
 
 
 def _kind(a):
@@ -23,9 +29,7 @@ class FastCall:
     def __init__(self, dispatcher, loose=()):
         self.dispatcher = dispatcher
         self.loose = sorted(loose)
-        self._key = None
-        self._held = None
-        self._entry = None
+        self._known = OrderedDict()    # key -> (entry point, the arguments held alive)
 
     def _key_of(self, args):
         key = list(map(id, args))
@@ -37,11 +41,12 @@ class FastCall:
         if not hasattr(self.dispatcher, "overloads"):   # NUMBA_DISABLE_JIT: a plain function
             return self.dispatcher(*args)
         key = self._key_of(args)
-        if key == self._key:
-            return self._entry(*args)
+        known = self._known.get(key)
+        if known is not None:
+            return known[0](*args)
         result = self.dispatcher(*args)
         sig = tuple(self.dispatcher.typeof_pyval(a) for a in args)
-        self._entry = self.dispatcher.overloads[sig].entry_point
-        self._key = key
-        self._held = args
+        self._known[key] = (self.dispatcher.overloads[sig].entry_point, args)
+        if len(self._known) > KEPT:
+            self._known.popitem(last=False)
         return result

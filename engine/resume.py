@@ -19,8 +19,7 @@ import numpy as np
 from . import state as S
 from .collision.detector import ContactSet
 
-_CS_FIELDS = ("body_a", "body_b", "shape_a", "shape_b", "normal", "depth", "point_a",
-              "point_b", "world", "feature")
+_CS_FIELDS = ContactSet.FIELDS
 _INT_FIELDS = {"body_a", "body_b", "shape_a", "shape_b", "feature"}
 _BODY = ("pos", "rot", "vel", "omega")
 
@@ -45,10 +44,19 @@ def _contacts(world):
           "prev_warm": c._prev_warm.copy()}
     st["prev_stick"], st["prev_hold"] = c.anchors_state()
     _put_set(st, "prev", c._prev)
+    if c._slept is not None:            # sleeping islands' rows (contacts/system.py)
+        cs, warm, stick, hold = c._slept
+        _put_set(st, "slept", cs)
+        st["slept_warm"], st["slept_stick"] = warm.copy(), stick.reshape(-1, 6).copy()
+        st["slept_hold"] = hold.astype(np.float64)
     if c._pending is not None:
         st["pending_h"] = np.array([c._pending[1]])
         _put_set(st, "pending", c._pending[0])
     return st
+
+
+def _slept_fits(st, n):
+    return all(k in st and len(st[k]) == n for k in ("slept_warm", "slept_stick", "slept_hold"))
 
 
 def _put_set(st, key, cs):
@@ -62,8 +70,8 @@ def _put_set(st, key, cs):
 def _get_set(st, key):
     if f"{key}.depth" not in st:
         return None
-    return ContactSet(*(np.array(st[f"{key}.{f}"]) for f in _CS_FIELDS),
-                      n_shapes=int(st[f"{key}.n_shapes"][0]))
+    return ContactSet.from_fields(int(st[f"{key}.n_shapes"][0]),
+                                  **{f: np.array(st[f"{key}.{f}"]) for f in _CS_FIELDS})
 
 
 def restore(world, st):
@@ -88,6 +96,11 @@ def restore(world, st):
         c._prev = _get_set(st, "prev")
         c._prev_warm = np.array(st["prev_warm"])
         c.restore_anchors(st.get("prev_stick", np.zeros((0, 6))), st.get("prev_hold", []))
+        slept = _get_set(st, "slept")
+        c._slept = None if slept is None or not _slept_fits(st, len(slept)) else (
+            slept, np.array(st["slept_warm"]), np.array(st["slept_stick"]).reshape(-1, 2, 3),
+            np.asarray(st["slept_hold"]) != 0.0)
+        c._wakes_seen = -1                  # look through them at the next detection
         pending = _get_set(st, "pending")
         if pending is not None:   # valid for exactly this state (contacts.system._take_pending)
             c._pending = (pending, float(st["pending_h"][0]), c._signature(), B.static.copy(),
@@ -96,6 +109,7 @@ def restore(world, st):
         c.detector._order[:] = np.arange(c.detector._order.shape[0])
         c.detector._state[:] = -1
         c._prev, c._prev_warm = None, np.zeros((0, c._prev_warm.shape[1]))
+        c._slept = None
         c.restore_anchors(np.zeros((0, 6)), [])
 
 
@@ -124,7 +138,7 @@ def to_document(world):
                                    "anchors": world.Sp.anchor[i].ravel().tolist()}
                           for i, s in enumerate(world.spring_models)}
     arrays = {k: v.tolist() for k, v in st.items()
-              if isinstance(v, np.ndarray) and (k.startswith(("prev", "pending"))
+              if isinstance(v, np.ndarray) and (k.startswith(("prev", "pending", "slept"))
                                                 or k in ("order", "axis"))}
     if arrays:
         doc["contacts"] = arrays
@@ -211,8 +225,8 @@ def _shape_of(key, n):
     base = key.split(".")[-1]
     if base in ("normal", "point_a", "point_b", "world"):
         return (n, 3)
-    if key == "prev_warm":
+    if key in ("prev_warm", "slept_warm"):
         return (n, S.WARM_SIZE)
-    if key == "prev_stick":
+    if key in ("prev_stick", "slept_stick"):
         return (n, 6)
     return (n,)

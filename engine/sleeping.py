@@ -118,6 +118,7 @@ class Sleep:
     def __init__(self):
         self.asleep = np.zeros(0, dtype=np.bool_)
         self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
+        self.wakes = 0            # counts wakings (contacts/system.py looks for woken rows)
         self.still = np.zeros(0)                        # [s] still for this long
         self.joint_off = np.zeros(0, dtype=np.bool_)    # joints switched off by sleeping
         self.islands = 0                                # islands of the last step (awake)
@@ -168,6 +169,7 @@ class Sleep:
             world._set_mass_rows(B, b, world.models[b])     # the body's own rows, bit for bit
             B.pred_ok[b] = False
         self.asleep[mask] = False
+        self.wakes += 1
         self.island[mask] = NO_ISLAND
         self.still[mask] = 0.0
         on = self.joint_off & self._touches(J, mask)

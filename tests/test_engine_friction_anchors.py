@@ -146,3 +146,19 @@ def test_curved_sides_have_no_anchors(shape):
     for _ in range(30):
         w.step()
         assert not w.collision.C.drift.any()
+
+
+def test_a_row_matched_by_place_only_starts_afresh_but_keeps_its_warm_start():
+    """A flipped feature id (collision/persist.py: matched by place) carries the warm start
+    but not the anchors, which were another feature's points."""
+    w = resting(1 / 60, 0.2, 1.0)
+    plant(w, lambda _: np.array([3e-4, 0, 0]))
+    rows, _ = box_rows(w)
+    w.collision._prev.feature[rows] += 1000          # as if every corner's id flipped
+    p0 = w.B.pos[1].copy()
+    w.step()
+    assert np.linalg.norm(w.B.pos[1] - p0) < 1e-7
+    box = w.body_names.index("box")
+    C = w.collision.C
+    mine = (C.body[:, 0] == box) | (C.body[:, 1] == box)
+    assert (C.warm[mine, 0] > 0).all() and not C.drift[mine].any()

@@ -7,8 +7,14 @@ Why sums with a tolerance and not a hash of the bits: the correction loops stop 
 tolerance, so the engine's result is discontinuous at the eps level. A last-bit difference
 (another CPU's libm: glibc picks an FMA variant of sin/cos where the CPU has one) can move a
 result by 1e-9 (the pendulum after 30 steps), which flips any hash, rounded or not. Measured
-with 1e-15 nudges of the start (test below): at most 1.6e-8 (wall_car), against ATOL = 1e-7;
-halving eps_pos moves the joint scenes' sums by 3e-5 to 2e-2.
+with 1e-15 nudges of the start (test below): at most 2.6e-9 (the pendulum) against ATOL =
+1e-7, except wall_car: 252 stones whose loops stop at their tolerance move its sums by up to
+1e-7 (4e-8 positions, 1e-7 velocities, with +-1e-15 .. 3e-15; 1.6e-8 before the warm start
+followed a flipped feature id to its place, collision/persist.py: loops that converge
+faster stop nearer their tolerance), so it gets LOOSER. Halving eps_pos moves the joint
+scenes' sums by 3e-5 to 2e-2; this file's last update moved wall_car's by 0.17. Known:
+newtons_cradle jumps by 2.5e-6 with nudges of +-2e-15 and 3e-15 (not +-1e-15), at some
+discontinuity of its collision rounds, before and after that update.
 
 Updating on purpose, with the reason recorded in the file:
     IMPULSE_GOLDEN_REASON="why the results change" python -m pytest tests/test_golden_digests.py
@@ -28,6 +34,11 @@ STEPS = 30
 FEWER = {"funnel_1000": 8, "wall_car": 10, "tree_255": 10}
 HEAVY = ("funnel_1000", "wall_car", "tree_255", "tree_127", "pyramid", "chain_drape")
 ATOL = 1e-7
+LOOSER = {"wall_car": 1e-6}
+
+
+def atol(name):
+    return LOOSER.get(name, ATOL)
 
 
 def fingerprint(name, nudge=0.0):
@@ -56,7 +67,7 @@ def test_state_after_n_steps_matches_its_golden_fingerprint(name):
     if reason:
         golden = _golden() if os.path.exists(GOLDEN) else {"fingerprints": {}, "updates": []}
         old = golden["fingerprints"].get(name)
-        if old is None or not np.allclose(now, old, rtol=0.0, atol=ATOL):
+        if old is None or not np.allclose(now, old, rtol=0.0, atol=atol(name)):
             golden["fingerprints"][name] = now.tolist()
             if not golden["updates"] or golden["updates"][-1] != reason:
                 golden["updates"].append(reason)
@@ -67,9 +78,9 @@ def test_state_after_n_steps_matches_its_golden_fingerprint(name):
     golden = _golden()["fingerprints"]
     assert name in golden, f"{name}: no golden fingerprint (a new scene: update with a reason)"
     off = np.abs(now - np.array(golden[name])).max()
-    assert off <= ATOL, (
+    assert off <= atol(name), (
         f"{name}: the state after {FEWER.get(name, STEPS)} steps changed by {off:.3g} (more "
-        f"than {ATOL:g}). If that is on purpose, update with IMPULSE_GOLDEN_REASON.")
+        f"than {atol(name):g}). If that is on purpose, update with IMPULSE_GOLDEN_REASON.")
 
 
 def test_every_bundled_scene_has_a_fingerprint_and_no_stale_ones():
@@ -78,7 +89,8 @@ def test_every_bundled_scene_has_a_fingerprint_and_no_stale_ones():
 
 @pytest.mark.parametrize("name", slow_only(ALL, *HEAVY))
 def test_a_last_bit_nudge_of_the_start_stays_well_inside_the_tolerance(name):
-    """What another CPU's libm may do (a last-bit difference) must not fail CI."""
+    """What another CPU's libm may do (a last-bit difference) must not fail CI: a quarter of
+    the scene's tolerance at most."""
     now = fingerprint(name)
     for nudge in (1e-15, -1e-15):
-        assert np.abs(fingerprint(name, nudge) - now).max() <= ATOL / 4, (name, nudge)
+        assert np.abs(fingerprint(name, nudge) - now).max() <= atol(name) / 4, (name, nudge)

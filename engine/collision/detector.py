@@ -43,47 +43,74 @@ from .shapes import HULL, shape_local_radius, shape_world_poses
 ALL_GROUPS = np.int64(-1)  # every bit set: in all groups / collides with all groups
 
 
-@dataclass
+def _column(table, col, width=0):
+    """A ContactSet field: a view of column col (width 0) or columns col..col+width-1 of one
+    of its tables; assigning writes into the table."""
+    def get(self):
+        t = getattr(self, table)
+        return t[:, col] if width == 0 else t[:, col:col + width]
+
+    def put(self, value):
+        get(self)[...] = value
+    return property(get, put)
+
+
 class ContactSet:
-    """Contacts of one detection pass, one row per point (arrays sliced to count).
+    """Contacts of one detection pass, one row per point: the detector's two output tables
+    (ints (c, 5) int64, reals (c, 19) float64; collision/manifold.py's columns), always
+    C-contiguous whatever c, so kernels take them in one compiled form; the fields are
+    views of their columns:
 
     body_a, body_b, shape_a, shape_b (c,) int64; normal (c,3) unit, world, from B to A;
     depth (c,) > 0 when overlapping (>= -(margin + motion reach) otherwise);
     point_a, point_b (c,3) witness points in A's / B's body frame (relative to the centre
     of mass); world (c,3) their world midpoint; feature (c,) int64 persistence id.
     """
-    body_a: np.ndarray
-    body_b: np.ndarray
-    shape_a: np.ndarray
-    shape_b: np.ndarray
-    normal: np.ndarray
-    depth: np.ndarray
-    point_a: np.ndarray
-    point_b: np.ndarray
-    world: np.ndarray
-    feature: np.ndarray
-    n_shapes: int = 0
+    FIELDS = ("body_a", "body_b", "shape_a", "shape_b", "normal", "depth", "point_a",
+              "point_b", "world", "feature")
+    body_a = _column("ints", I_BA)
+    body_b = _column("ints", I_BB)
+    shape_a = _column("ints", I_SA)
+    shape_b = _column("ints", I_SB)
+    feature = _column("ints", I_FEAT)
+    normal = _column("reals", R_N, 3)
+    depth = _column("reals", R_DEPTH)
+    point_a = _column("reals", R_LA, 3)
+    point_b = _column("reals", R_LB, 3)
+    world = _column("reals", R_W, 3)
+
+    def __init__(self, ints, reals, n_shapes=0):
+        self.ints = ints
+        self.reals = reals
+        self.n_shapes = n_shapes
+
+    @classmethod
+    def from_fields(cls, n_shapes=0, **fields):
+        """A ContactSet holding the given fields (FIELDS, each (c,) or (c, 3)); the world
+        points (R_PA, R_PB) of the tables are not kept and read 0."""
+        c = len(fields["depth"])
+        cs = cls(np.zeros((c, 5), np.int64), np.zeros((c, 19)), n_shapes)
+        for name in cls.FIELDS:
+            setattr(cs, name, fields[name])
+        return cs
 
     def __len__(self):
-        return int(self.depth.shape[0])
+        return int(self.ints.shape[0])
 
     def copy(self):
-        """A ContactSet owning its arrays (detect() reuses its buffers)."""
-        return ContactSet(*(np.array(getattr(self, f)) for f in (
-            "body_a", "body_b", "shape_a", "shape_b", "normal", "depth", "point_a",
-            "point_b", "world", "feature")), n_shapes=self.n_shapes)
+        """A ContactSet owning its tables (detect() reuses its buffers)."""
+        return ContactSet(self.ints.copy(), self.reals.copy(), self.n_shapes)
 
     @property
     def count(self):
         return len(self)
 
     def match(self, previous):
-        """Row of `previous` holding the same contact (same shapes and feature), or -1."""
+        """Row of `previous` holding the same contact (same shapes and feature, or a new
+        feature at the same point: persist.py), or -1."""
         if previous is None or len(previous) == 0:
             return np.full(len(self), -1, dtype=np.int64)
-        c = np.ascontiguousarray   # one compiled version for views and copies
-        return match_contacts(c(previous.shape_a), c(previous.shape_b), c(previous.feature),
-                              c(self.shape_a), c(self.shape_b), c(self.feature),
+        return match_contacts(previous.ints, previous.reals, self.ints, self.reals,
                               max(self.n_shapes, previous.n_shapes))
 
 
@@ -250,12 +277,7 @@ class CollisionDetector:
             self._bufs[self._cur] = self._out
 
     def _contact_set(self, n):
-        ints = self._out.ints[:n]
-        reals = self._out.reals[:n]
-        return ContactSet(ints[:, I_BA], ints[:, I_BB], ints[:, I_SA], ints[:, I_SB],
-                          reals[:, R_N:R_N + 3], reals[:, R_DEPTH], reals[:, R_LA:R_LA + 3],
-                          reals[:, R_LB:R_LB + 3], reals[:, R_W:R_W + 3], ints[:, I_FEAT],
-                          self.n_shapes)
+        return ContactSet(self._out.ints[:n], self._out.reals[:n], self.n_shapes)
 
     @property
     def pairs(self):

@@ -13,22 +13,25 @@ Materials per body; a pair combines them as e = max(e_A, e_B), mu = sqrt(mu_A mu
 mu_s = 0.5, mu_d = mu_s, torsional = rolling = 0.
 """
 import time
+from collections import OrderedDict
 
 import numpy as np
 
 from .. import state as S
 from ..collision import CollisionDetector, excluded_pair_keys
-from ..collision.detector import ALL_GROUPS
+from ..collision.detector import ALL_GROUPS, ContactSet
 from ..collision.shapes import CAPSULE, CYLINDER, SPHERE
-from . import anchors, depth_projection
+from . import anchors, depth_projection, pack
 from .rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
 STICK_DRIFT_MAX = 2e-3     # [m] anchors that drifted further apart slid: they start afresh
 NO_ROWS = np.empty(0, dtype=np.int64)   # (no last detection to match)
+NO_TABLE = np.empty((0, 5), dtype=np.int64)
 STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
 ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] a projection that leaves rows deeper is checked again
+POOL_SIZE = 8              # Contacts kept for the row counts met last (_rows_for)
 
 
 def _rows_of(model, b):
@@ -70,11 +73,13 @@ class ContactSystem:
         self._stick = np.zeros((0, 2, 3))       # friction anchors of self.last's rows
         self._prev_stick = np.zeros((0, 2, 3))  # ... of self._prev's, and which still hold
         self._prev_hold = np.zeros(0, dtype=np.bool_)
+        self._slept = None        # (ContactSet, warm, stick, hold) of sleeping islands' rows
+        self._wakes_seen = 0      # world.sleep.wakes when _slept was last looked through
         self._poses = (np.zeros((0, 3)), np.zeros((0, 3, 3)))   # bodies after the last step
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
         self._pending = None      # contacts the depth projection detected for the next step
-        self._coef_ok = False     # C.coef holds the materials of C.body's pairs
+        self._pool = OrderedDict()   # (rows, bodies) -> [Contacts, coef holds its pairs']
         self._group_key = None    # the depth projection's joint groups and their key
         self._group_cache = None
 
@@ -140,8 +145,9 @@ class ContactSystem:
         self._curved = bool(np.isin(self.shape_kind, (SPHERE, CAPSULE, CYLINDER)).any())
         self._filter_sig = None
         self._prev = None          # shape rows changed: nothing to match against
+        self._slept = None
         self._pending = None
-        self._coef_ok = False
+        self._pool.clear()         # (materials may have changed)
         self._tables_dirty = False
 
     def tables(self):
@@ -194,41 +200,35 @@ class ContactSystem:
         if cs is None:
             cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
         n = len(cs)
-        C = self._rows_for(n, B.pos.shape[0])
+        C, entry = self._rows_for(n, B.pos.shape[0])
         if n:
-            ba, bb = cs.body_a, cs.body_b
-            same_pairs = np.array_equal(C.body[:, 0], ba) and np.array_equal(C.body[:, 1], bb)
-            C.body[:, 0] = ba
-            C.body[:, 1] = bb
-            C.anchor[:, 0] = cs.point_a
-            C.anchor[:, 1] = cs.point_b
-            C.normal[:] = cs.normal
-            C.depth[:] = cs.depth
+            rows = NO_ROWS
+            prev, prev_warm, prev_stick, prev_hold = self._memory()
+            if prev is not None and len(prev):
+                rows = cs.match(prev)
+            same_pairs = pack.pack_rows(cs.ints, cs.reals, rows, prev_warm, C.body,
+                                        C.anchor, C.normal, C.depth, C.warm)
+            ba, bb = C.body[:, 0], C.body[:, 1]
             if self._curved:   # curved sides keep their centre of curvature as anchor
                 rho, C.face[:] = self._curvature(cs)
                 C.radius[:] = rho
                 for side, body, sgn in ((0, ba, 1.0), (1, bb, -1.0)):
                     if rho[:, side].any():   # k = point + s rho n, in the body frame
                         C.anchor[:, side] += sgn * rho[:, side, None] * np.einsum(
-                            "cji,cj->ci", B.rot[body], cs.normal)
-            if not (same_pairs and self._coef_ok):   # materials of the pairs (module doc)
+                            "cji,cj->ci", B.rot[body], C.normal)
+            if not (same_pairs and entry[1]):   # materials of the pairs (module doc)
                 C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
                 C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
                 C.coef[:, 2] = np.sqrt(self.body_mu_d[ba] * self.body_mu_d[bb])
                 C.coef[:, 3] = np.maximum(self.body_mu_t[ba], self.body_mu_t[bb])
                 C.coef[:, 4] = np.maximum(self.body_mu_r[ba], self.body_mu_r[bb])
-                self._coef_ok = True
-            rows = None
-            if self._prev is not None and len(self._prev):
-                rows = cs.match(self._prev)
-                hit = rows >= 0
-                C.warm[hit] = self._prev_warm[rows[hit]]
-            self._friction_anchors(cs, C, rows)
+                entry[1] = True
+            self._friction_anchors(cs, C, rows, prev, prev_stick, prev_hold)
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
 
-    def _friction_anchors(self, cs, C, rows):
+    def _friction_anchors(self, cs, C, rows, prev, prev_stick, prev_hold):
         """Friction anchors (C.drift). Friction holds a sticking contact by its velocity
         only, to the loops' tolerance, so a resting pile crept: the top row of wall_car's
         252 stones slid 12 mm in 10 s. A contact that sticks keeps the two material points
@@ -247,11 +247,11 @@ class ContactSystem:
         40 % more contact visits. The work is contacts/anchors.py's."""
         B = self.world.B
         self._stick = np.empty((len(cs), 2, 3))
-        anchors.anchor_drifts(B.rot, B.pos, *self._poses, cs.body_a, cs.body_b, cs.point_a,
-                              cs.point_b, cs.normal, C.radius,
-                              NO_ROWS if rows is None else rows, self._prev_stick,
-                              self._prev_hold, STICK_DRIFT_MIN * self.world.settings.eps_pos,
-                              STICK_DRIFT_MAX, self._stick, C.drift)
+        anchors.anchor_drifts(B.rot, B.pos, *self._poses, cs.ints, cs.reals,
+                              NO_TABLE if prev is None else prev.ints, C.radius, rows,
+                              prev_stick, prev_hold,
+                              STICK_DRIFT_MIN * self.world.settings.eps_pos, STICK_DRIFT_MAX,
+                              self._stick, C.drift)
 
     def anchors_state(self):
         """The friction anchors the next detection would take, for a saved state (resume.py):
@@ -260,8 +260,7 @@ class ContactSystem:
         hold = self._prev_hold.copy()
         B = self.world.B
         if self._prev is not None and len(hold) == len(self._prev):
-            anchors.keep_unmoved(hold, self._prev.body_a, self._prev.body_b, B.pos, B.rot,
-                                 *self._poses)
+            anchors.keep_unmoved(hold, self._prev.ints, B.pos, B.rot, *self._poses)
         else:
             hold[:] = False
         return self._prev_stick.reshape(-1, 6).copy(), hold.astype(np.float64)
@@ -315,16 +314,23 @@ class ContactSystem:
         return out, face
 
     def _rows_for(self, n, nb):
-        """The Contacts of this step: last step's arrays again when the row and body counts
-        are the same (every field is filled or derived anew in the step; warm and keep are
-        cleared here), else new ones."""
-        C = self.C
-        if C.body.shape[0] != n or C.heavy.shape[0] != nb:
-            self._coef_ok = False
-            return S.empty_contacts(n, nb)
+        """The Contacts of this step and its pool entry: the arrays last used with the same
+        row and body counts (every field is filled or derived anew in the step; warm and
+        keep are cleared here), else new ones. A pile's row count flickers as a side pair
+        comes and goes at the margin (the pyramid's did on 4 steps in 10); new arrays for
+        each change cost 60 us a step there, with the step kernel's dispatch."""
+        key = (n, nb)
+        entry = self._pool.get(key)
+        if entry is None:
+            entry = self._pool[key] = [S.empty_contacts(n, nb), False]
+            if len(self._pool) > POOL_SIZE:
+                self._pool.popitem(last=False)
+            return entry[0], entry
+        self._pool.move_to_end(key)
+        C = entry[0]
         C.warm[:] = 0.0
         C.keep[:] = 0.0
-        return C
+        return C, entry
 
     def project_depth(self, stats, h=None):
         """After a step: the depth projection (_project_depth); then remember where every
@@ -407,12 +413,87 @@ class ContactSystem:
         return cs
 
     def finish(self):
-        """After the step: remember impulses for the warm start and the report."""
+        """After the step: remember impulses for the warm start and the report, and the
+        rows of islands that fell asleep (_keep_slept)."""
         C = self.C
         self.last_impulse = C.acc_n + C.acc_v + C.acc_c
+        old = (self._prev, self._prev_warm, self._prev_stick, self._prev_hold)
         self._prev = self.last
         self._prev_warm = C.keep.copy()     # the loops' impulses (contacts.keep_for_warm_start)
         if self.last is not None and len(self.last) == C.body.shape[0]:
             self._prev_stick, self._prev_hold = self._stick, self._anchors_hold()
         else:
             self._prev_stick, self._prev_hold = np.zeros((0, 2, 3)), np.zeros(0, np.bool_)
+        self._keep_slept(old)
+
+    # ---- sleeping islands' contact memory ------------------------------------------------
+    def _keep_slept(self, old):
+        """A sleeping island's bodies are fixed, so its rows are not detected while it
+        sleeps (fixed-fixed pairs) and would wake cold: the stack sprang by 2 eps_pos when
+        woken, where the one that never slept stayed within its jitter (engine/sleeping.py
+        promises a woken island continues as if it had not slept). The rows of the last
+        detection whose bodies are now asleep (or fixed) are kept with their warm start and
+        anchors (old: the last memory, before this step's took its place), until the island
+        wakes and its next detection has matched them (_memory)."""
+        asleep = self.world.sleep.asleep
+        if self._slept is not None:
+            cs = self._slept[0]
+            if asleep.shape[0] != self.world.B.static.shape[0]:
+                self._slept = None
+            else:
+                self._slept = _rows_of_memory(self._slept, asleep[cs.body_a] | asleep[cs.body_b])
+        prev = old[0]
+        if prev is None or not len(prev) or not asleep.any() or len(old[1]) != len(prev) \
+                or asleep.shape[0] != self.world.B.static.shape[0]:
+            return
+        old = _with_anchors(old)
+        static = self.world.B.static
+        a, b = prev.body_a, prev.body_b
+        new = _rows_of_memory(old, (asleep[a] | asleep[b]) & static[a] & static[b])
+        self._slept = _joined(self._slept, new)
+
+    def _memory(self):
+        """What this detection matches against: the last step's rows, and the kept rows of
+        islands that woke since (_keep_slept). (ContactSet, warm, stick, hold)"""
+        plain = (self._prev, self._prev_warm, self._prev_stick, self._prev_hold)
+        sleep = self.world.sleep
+        if self._slept is None or sleep.wakes == self._wakes_seen:
+            return plain
+        self._wakes_seen = sleep.wakes
+        cs = self._slept[0]
+        asleep = sleep.asleep
+        if asleep.shape[0] != self.world.B.static.shape[0]:
+            return plain
+        woke = _rows_of_memory(self._slept, ~(asleep[cs.body_a] | asleep[cs.body_b]))
+        if woke is None or (plain[0] is not None and len(plain[1]) != len(plain[0])):
+            return plain
+        return _joined(_with_anchors(plain) if plain[0] is not None else None, woke)
+
+
+
+def _with_anchors(memory):
+    """memory with anchors for each row (none held where the last step kept none)."""
+    n = len(memory[1])
+    if len(memory[2]) == n:
+        return memory
+    return memory[:2] + (np.zeros((n, 2, 3)), np.zeros(n, dtype=np.bool_))
+
+
+def _rows_of_memory(memory, mask):
+    """The rows of a (ContactSet, warm, stick, hold) memory where mask holds, or None."""
+    if not mask.any():
+        return None
+    cs, warm, stick, hold = memory
+    return (ContactSet(cs.ints[mask], cs.reals[mask], cs.n_shapes), warm[mask], stick[mask],
+            hold[mask])
+
+
+def _joined(first, second):
+    """Two memories (either may be None) as one, first's rows first."""
+    if first is None or second is None:
+        return second if first is None else first
+    cs = ContactSet(np.concatenate([first[0].ints, second[0].ints]),
+                    np.concatenate([first[0].reals, second[0].reals]),
+                    max(first[0].n_shapes, second[0].n_shapes))
+    return (cs,) + tuple(np.concatenate([x, y]) for x, y in zip(first[1:], second[1:],
+                                                                 strict=True))
