@@ -218,14 +218,17 @@ class Sleep:
         self._gravity = g
         if changed or not world.settings.sleeping:
             self.wake_all(world)
+        if not world.settings.sleeping:
+            self.still[:] = 0.0   # (after_step does not count: the clocks start when it is on)
 
     # ---- falling asleep --------------------------------------------------------------------
     def after_step(self, world, C, h):
         """Count the still time, find the islands, put to sleep those still long enough."""
         B, J, Sp, s = world.B, world.J, world.Sp, world.settings
         movable = ~B.static
-        count_still(movable, B.vel, B.omega, B.inv_mass, B.inertia, h, s.sleep_speed,
-                    self.still)
+        if s.sleeping:     # (off: the islands are still counted for the statistics)
+            count_still(movable, B.vel, B.omega, B.inv_mass, B.inertia, h, s.sleep_speed,
+                        self.still)
         pairs = self._pairs(J, Sp, C)
         self.islands = find_islands(movable, pairs, self._labels)
         if not s.sleeping or self.islands == 0 or \

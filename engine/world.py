@@ -17,7 +17,7 @@ from .joints import A_MOTOR, A_VMOTOR
 from .loads import LoadEdits, sum_wrenches
 from .settings import Settings
 from .sleeping import Sleep, waking
-from .solvers import graph, iterative
+from .solvers import SOLVERS, graph, iterative
 from .world_edits import WORLD, JointModel, LiveEdits  # noqa: F401  (re-exported)
 
 
@@ -214,7 +214,10 @@ class World(LiveEdits, LoadEdits):
             self.B = self.B._replace(pred_series=np.zeros((n, self._order + 1, 3)))
 
     def solver_work(self):
-        """The global solvers' structure for the current joint graph (rebuilt on changes)."""
+        """The global solvers' structure for the current joint graph (rebuilt on changes;
+        the iterative solver does not read it, so its key is not checked for that one)."""
+        if self._work is not None and self.settings.solver == SOLVERS[0]:
+            return self._work
         k = graph.key(self.B, self.J)
         if k != self._work_key:
             self._work, self._work_key = graph.build(self.B, self.J), k
