@@ -100,7 +100,7 @@ def restore(world, st):
         c._slept = None if slept is None or not _slept_fits(st, len(slept)) else (
             slept, np.array(st["slept_warm"]), np.array(st["slept_stick"]).reshape(-1, 2, 3),
             np.asarray(st["slept_hold"]) != 0.0)
-        c._wakes_seen = -1                  # look through them at the next detection
+        c._wakes_seen = c._kept_wakes = c._kept_naps = -1   # look through them anew
         pending = _get_set(st, "pending")
         if pending is not None:   # valid for exactly this state (contacts.system._take_pending)
             c._pending = (pending, float(st["pending_h"][0]), c._signature(), B.static.copy(),

@@ -118,7 +118,8 @@ class Sleep:
     def __init__(self):
         self.asleep = np.zeros(0, dtype=np.bool_)
         self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
-        self.wakes = 0            # counts wakings (contacts/system.py looks for woken rows)
+        self.wakes = 0            # counts wakings and fallings asleep (contacts/system.py
+        self.naps = 0             # keeps a sleeping island's contact rows: _keep_slept)
         self.still = np.zeros(0)                        # [s] still for this long
         self.joint_off = np.zeros(0, dtype=np.bool_)    # joints switched off by sleeping
         self.islands = 0                                # islands of the last step (awake)
@@ -244,6 +245,7 @@ class Sleep:
             self.island[movable & (self._labels == label)] = self._next_id
             self._next_id += 1
         self.asleep |= mask
+        self.naps += 1
         B.static[mask] = True
         B.inv_mass[mask] = 0.0
         B.inv_inertia[mask] = 0.0

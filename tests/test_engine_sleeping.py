@@ -254,6 +254,23 @@ def test_a_stack_that_slept_and_woke_continues_as_if_it_had_not_slept(h):
     assert np.abs(woken - never).max() < 2.5 * eps
 
 
+def test_a_sleeping_islands_contact_memory_is_kept_as_it_is_while_it_sleeps():
+    """Its 32 rows (8 cubes, 4 corners each) are kept once, not filtered or copied each
+    step (10 000 sleeping cubes took 3.2 ms a step that way instead of 1.3)."""
+    w = world_of(stack(8))
+    while w.sleep.count == 0:
+        w.step()
+    w.step()
+    memory = w.collision._slept
+    assert memory is not None and len(memory[0]) == 32
+    for _ in range(10):
+        w.step()
+    assert w.collision._slept is memory
+    w.wake()
+    w.step()
+    assert w.collision._slept is None
+
+
 # ---- snapshots and files ---------------------------------------------------------------------
 
 def test_a_snapshot_keeps_the_sleep_state_and_continues_bit_identically():

@@ -74,7 +74,9 @@ class ContactSystem:
         self._prev_stick = np.zeros((0, 2, 3))  # ... of self._prev's, and which still hold
         self._prev_hold = np.zeros(0, dtype=np.bool_)
         self._slept = None        # (ContactSet, warm, stick, hold) of sleeping islands' rows
-        self._wakes_seen = 0      # world.sleep.wakes when _slept was last looked through
+        self._wakes_seen = 0      # world.sleep.wakes when _memory last looked through _slept
+        self._kept_wakes = 0      # ... and naps and wakes when _keep_slept last did
+        self._kept_naps = 0
         self._poses = (np.zeros((0, 3)), np.zeros((0, 3, 3)))   # bodies after the last step
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
@@ -435,17 +437,19 @@ class ContactSystem:
         detection whose bodies are now asleep (or fixed) are kept with their warm start and
         anchors (old: the last memory, before this step's took its place), until the island
         wakes and its next detection has matched them (_memory)."""
-        asleep = self.world.sleep.asleep
-        if self._slept is not None:
-            cs = self._slept[0]
-            if asleep.shape[0] != self.world.B.static.shape[0]:
-                self._slept = None
-            else:
-                self._slept = _rows_of_memory(self._slept, asleep[cs.body_a] | asleep[cs.body_b])
-        prev = old[0]
-        if prev is None or not len(prev) or not asleep.any() or len(old[1]) != len(prev) \
-                or asleep.shape[0] != self.world.B.static.shape[0]:
+        sleep = self.world.sleep
+        asleep = sleep.asleep
+        if asleep.shape[0] != self.world.B.static.shape[0]:
+            self._slept = None
             return
+        if self._slept is not None and sleep.wakes != self._kept_wakes:   # (woken: matched)
+            cs = self._slept[0]
+            self._slept = _rows_of_memory(self._slept, asleep[cs.body_a] | asleep[cs.body_b])
+        self._kept_wakes = sleep.wakes
+        naps, self._kept_naps = self._kept_naps, sleep.naps
+        prev = old[0]
+        if naps == sleep.naps or prev is None or not len(prev) or len(old[1]) != len(prev):
+            return                # (nothing fell asleep since the last step)
         old = _with_anchors(old)
         static = self.world.B.static
         a, b = prev.body_a, prev.body_b
