@@ -58,7 +58,7 @@ def draw_solver_panel(app) -> None:
         commit, v = W.combo("spring mode", s.spring_mode, ["approximate", "iterated"])
         if commit:
             changes["spring_mode"] = v
-        commit, v = W.edit_vec3("gravity", "set.gravity", s.gravity, 0.05)
+        commit, v = W.edit_vec3("gravity", "set.gravity", s.gravity, 0.05, "%.4g")  # (-9.81)
         if commit:
             changes["gravity"] = v
         commit, v = W.checkbox("sleeping", s.sleeping)

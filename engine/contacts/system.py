@@ -431,12 +431,13 @@ class ContactSystem:
     # ---- sleeping islands' contact memory ------------------------------------------------
     def _keep_slept(self, old):
         """A sleeping island's bodies are fixed, so its rows are not detected while it
-        sleeps (fixed-fixed pairs) and would wake cold: the stack sprang by 2 eps_pos when
-        woken, where the one that never slept stayed within its jitter (engine/sleeping.py
-        promises a woken island continues as if it had not slept). The rows of the last
-        detection whose bodies are now asleep (or fixed) are kept with their warm start and
-        anchors (old: the last memory, before this step's took its place), until the island
-        wakes and its next detection has matched them (_memory)."""
+        sleeps (fixed-fixed pairs) and would wake cold: a stack sprang by 1.6 eps_pos when
+        woken and strayed 3 eps_pos from the path of one that never slept
+        (engine/sleeping.py promises a woken island goes on as if it had not slept). The
+        rows of the last detection whose bodies are now asleep (or fixed) are kept with
+        their warm start and anchors (old: the last memory, before this step's took its
+        place), until the island wakes and its next detection has matched them (_memory).
+        Looked at only when something fell asleep or woke (Sleep.naps, Sleep.wakes)."""
         sleep = self.world.sleep
         asleep = sleep.asleep
         if asleep.shape[0] != self.world.B.static.shape[0]:
@@ -472,7 +473,6 @@ class ContactSystem:
         if woke is None or (plain[0] is not None and len(plain[1]) != len(plain[0])):
             return plain
         return _joined(_with_anchors(plain) if plain[0] is not None else None, woke)
-
 
 
 def _with_anchors(memory):
