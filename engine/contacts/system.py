@@ -81,7 +81,7 @@ class ContactSystem:
         self.C = S.empty_contacts(0, 0)
         self._tables_dirty = True
         self._pending = None      # contacts the depth projection detected for the next step
-        self._pool = OrderedDict()   # (rows, bodies) -> [Contacts, coef holds its pairs']
+        self._pool = OrderedDict()   # (rows, bodies) -> [Contacts, its coef fits its pairs]
         self._group_key = None    # the depth projection's joint groups and their key
         self._group_cache = None
 
@@ -447,9 +447,9 @@ class ContactSystem:
             cs = self._slept[0]
             self._slept = _rows_of_memory(self._slept, asleep[cs.body_a] | asleep[cs.body_b])
         self._kept_wakes = sleep.wakes
-        naps, self._kept_naps = self._kept_naps, sleep.naps
+        seen_naps, self._kept_naps = self._kept_naps, sleep.naps
         prev = old[0]
-        if naps == sleep.naps or prev is None or not len(prev) or len(old[1]) != len(prev):
+        if seen_naps == sleep.naps or prev is None or not len(prev) or len(old[1]) != len(prev):
             return                # (nothing fell asleep since the last step)
         old = _with_anchors(old)
         static = self.world.B.static
