@@ -5,10 +5,12 @@ body with the controller's velocity.
 
 The grabbed point keeps its place in the controller's frame, so the body follows the hand
 as if held on a rigid stick of the ray's length. Haptics: a pulse on grab, and a short
-pulse on an impact of the held body: a velocity jump within one step that gravity and the
-drag do not explain, larger than IMPACT_DV and than IMPACT_RATIO times the previous step's
-(joints pulling steadily against the hand are no impact, nor is the grab's first pull), at
-most one per IMPACT_GAP_S.
+pulse on an impact of the held body. Each step's velocity change that gravity and the drag
+do not explain (joints, contacts) is compared with the step before's: an impact is a change
+between the two larger than IMPACT_DV and than IMPACT_RATIO times the previous step's
+change. Joints pulling steadily against the hand (a chain hanging from the held body, even
+a swinging one) are no impact, nor is the grab's first pull (no pulse within IMPACT_GAP_S
+of the grab); at most one pulse per IMPACT_GAP_S.
 Impacts are found by a step hook on the stepping thread; their pulses go out from update(),
 on the frame's thread (OpenXR calls stay on one thread). Changes of the world go through
 the drag adapter (app/drag.py: between two batches of the physics thread).
@@ -24,7 +26,7 @@ from impulse.app.drag import DragAdapter, weight_cap
 from impulse.app.vr.pointer import aim_ray, pick_body
 
 FORCE_FACTOR = 5.0        # drag cap: this many times the body's weight (as the mouse drag)
-IMPACT_DV = 1.0           # m/s of unexplained velocity change in one step = an impact
+IMPACT_DV = 1.0           # m/s: the unexplained velocity change jumps by this = an impact
 IMPACT_RATIO = 3.0
 IMPACT_GAP_S = 0.1        # simulated seconds between two impact pulses
 GRAB_PULSE = (0.8, 0.05)  # amplitude, seconds
@@ -48,7 +50,8 @@ class HandGrab:
         self.target = np.zeros(3)           # where the hand wants that point now
         self.impacts = 0
         self._v_before = None
-        self._jolt = 0.0                    # last step's unexplained velocity change
+        self._unexplained = None            # last step's unexplained velocity change
+        self._jolt = 0.0                    # how much that differed from the step before's
         self._last_impact = -np.inf
         self._pulses: deque = deque()       # (hand, amplitude, s) found by before_step
 
@@ -84,8 +87,10 @@ class HandGrab:
         self.adapter.start(body, point, weight_cap(self.world, body, self.force_factor))
         self._follow(state)
         # the grab's own first pull is no impact (its target is the point where the body
-        # was shown, which the physics thread may have moved on from by a batch)
-        self._v_before, self._jolt = None, np.inf
+        # was shown, which the physics thread may have moved on from by a batch): no pulse
+        # within IMPACT_GAP_S of the grab
+        self._v_before, self._unexplained, self._jolt = None, None, np.inf
+        self._last_impact = float(self.world.time)
         self.pulse(hand, *GRAB_PULSE)
         return True
 
@@ -107,25 +112,29 @@ class HandGrab:
         if self.active:
             self.adapter.stop()
         self.hand, self.body, self._v_before, self._jolt = -1, -1, None, 0.0
+        self._unexplained = None
 
     def before_step(self) -> None:
         """Session step hook (stepping thread): a pulse when the held body's velocity jumped
         in the last step."""
         b, w = self.body, self.world
         if not self.active or w.drag is None:  # the drag starts between two batches
-            self._v_before = None
+            self._v_before = self._unexplained = None
             return
         v = np.array(w.body_vel[b])
         if self._v_before is not None:
             drag = w.drag_force() * w.settings.h / w.body_mass(b)
             gravity = np.asarray(w.settings.gravity, float) * w.settings.h
-            jolt = float(np.linalg.norm(v - self._v_before - drag - gravity))
-            if (jolt > max(IMPACT_DV, IMPACT_RATIO * self._jolt)
-                    and w.time - self._last_impact >= IMPACT_GAP_S):
-                self.impacts += 1
-                self._last_impact = w.time
-                self._pulses.append((self.hand, *IMPACT_PULSE))
-            self._jolt = jolt
+            unexplained = v - self._v_before - drag - gravity
+            if self._unexplained is not None:
+                jolt = float(np.linalg.norm(unexplained - self._unexplained))
+                if (jolt > max(IMPACT_DV, IMPACT_RATIO * self._jolt)
+                        and w.time - self._last_impact >= IMPACT_GAP_S):
+                    self.impacts += 1
+                    self._last_impact = w.time
+                    self._pulses.append((self.hand, *IMPACT_PULSE))
+                self._jolt = jolt
+            self._unexplained = unexplained
         self._v_before = v
 
     def gizmo_lines(self) -> np.ndarray:
