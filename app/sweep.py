@@ -165,6 +165,8 @@ def parse_vary(text):
     key = key.strip()
     if not sep or not key:
         raise SweepError(f"--vary {text}: not KEY=V1,V2,... or KEY=LO:HI:N")
+    from impulse.engine.settings import current_name
+    current_name(key.removeprefix("settings."), f"--vary {text}")   # warns on an old name
     try:
         return key, parse_values(spec)
     except SweepError as e:
@@ -178,7 +180,11 @@ def key_path(key):
     parts = key.split(".")
     if any(not p for p in parts):
         raise SweepError(f"{key!r} is not a key (a setting or a dotted path into the scene)")
-    return ["settings", key] if len(parts) == 1 else parts
+    parts = ["settings", key] if len(parts) == 1 else parts
+    if len(parts) == 2 and parts[0] == "settings":     # an old name (settings.RENAMED)
+        from impulse.engine.settings import current_name
+        parts[1] = current_name(parts[1])
+    return parts
 
 
 def set_path(doc, key, value):

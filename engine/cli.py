@@ -119,10 +119,11 @@ def load_with_settings(path, overrides):
     """Load a scene file with entries of its `settings` replaced. The file is validated as
     it is, then after each override, so a problem names the file or the option at fault."""
     from .scene import read_document, scene_to_world, validate
+    from .settings import current_name
     doc = read_document(path)
     validate(doc, path)
     for option, key, value in overrides:
-        doc.setdefault("settings", {})[key] = value
+        doc.setdefault("settings", {})[current_name(key, option)] = value
         validate(doc, f"impulse sim: {option}")
     world = scene_to_world(doc, path)
     world.meta["path"] = path

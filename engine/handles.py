@@ -1,7 +1,13 @@
-"""Stable handles for bodies, joints and loads: a slot and a generation, as Box2D's ids and Rapier's
-handles. A handle stays valid while its object exists, whatever else is added or removed
-(indices shift when an earlier body is removed; handles do not). Once its object is removed
-the handle is stale: every use raises StaleHandle, also after its slot is reused."""
+"""Stable handles for bodies, joints and loads: a slot and a generation, as Box2D's ids and
+Rapier's handles. A handle stays valid while its object exists, whatever else is added or
+removed (indices shift when an earlier body is removed; handles do not). Once its object is
+removed the handle is stale: every use raises StaleHandle, also after its slot is reused.
+
+Shapes and contacts (engine/world_shapes.py) are addressed through them: a ShapeId is its
+body's handle, the shape's place in the body and the generation of the body's shape list
+(an edit that replaces the list makes the old ShapeIds stale); a ContactId is the pair of
+ShapeIds and the touching features (collision/manifold.py's persistence id), valid while
+that contact is there, as the warm start matches it from step to step."""
 from dataclasses import dataclass
 
 
@@ -28,6 +34,20 @@ class JointId:
 class LoadId:
     slot: int
     generation: int
+
+
+@dataclass(frozen=True)
+class ShapeId:
+    body: BodyId
+    index: int           # the shape's place in its body ("shape" first, then "shapes")
+    generation: int      # of the body's shape list
+
+
+@dataclass(frozen=True)
+class ContactId:
+    shape_a: ShapeId
+    shape_b: ShapeId
+    feature: int         # the touching features of the two shapes
 
 
 WHAT = {BodyId: "body", JointId: "joint", LoadId: "load"}

@@ -250,6 +250,11 @@ class LoadEdits:
         """The scene entry of a load."""
         return copy.deepcopy(self._load_row(name)[1].spec)
 
+    def load_def(self, name):
+        """A load (name or LoadId) as a typed definition (definitions.LoadDef)."""
+        from .definitions import LoadDef, from_entry
+        return from_entry(LoadDef, self.load_entry(name))
+
     def loads_of(self, body):
         """Names of the loads on a body (name, index or BodyId)."""
         body = self._name_of(body)
@@ -275,20 +280,25 @@ class LoadEdits:
 
     @waking
     def add_load(self, spec):
-        """Add a load from a scene load entry, e.g. {"name": "push", "body": "box",
-        "force": [10, 0, 0], "point": [0, 0, 0.5], "frame": "body"} or {"name": "hip",
+        """Add a load from a definitions.LoadDef or a scene load entry, e.g. {"name":
+        "push", "body": "box", "force": [10, 0, 0], "point": [0, 0, 0.5], "frame": "body"}
+        or {"name": "hip",
         "joint": "hip_joint", "effort": 2.5}; returns its LoadId. ValueError (naming the
         problem) for an entry that is not valid; KeyError for a joint that does not
         exist."""
+        from .definitions import entry_of
+        spec = entry_of(spec)
         self.load_models.append(self._check_load(spec))
         return self._load_ids.add(spec["name"])
 
     @waking
     def edit_load(self, name, changes):
-        """Set keys of a load's entry (None removes a key), e.g. {"force": [0, 0, 5]}."""
+        """Set keys of a load's entry (None removes a key), e.g. {"force": [0, 0, 5]}, or
+        those in which a whole LoadDef differs."""
+        from .definitions import changes_to
         from .world_edits import _merge
         i, lm = self._load_row(name)
-        entry = _merge(lm.spec, changes)
+        entry = _merge(lm.spec, changes_to(lm.spec, changes))
         if entry.get("name") != lm.name:
             raise ValueError("a load keeps its name")
         self.load_models[i] = self._check_load(entry, replacing=lm.name)

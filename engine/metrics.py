@@ -91,7 +91,7 @@ class RunTally:
             "realtime_factor": sim_time / wall if wall > 0 else None,
             "corrections": corrections,
             "corrections_per_second": corrections / wall if wall > 0 else None,
-            "iterations_per_step_mean": per_step(corrections),
+            "corrections_per_step_mean": per_step(corrections),
             "checks_per_step_mean": per_step(self.sums["checks"]),
             "cycles_per_step_mean": per_step(self.sums["cycles"]),
             "velocity_corrections": int(self.sums["velocity_corrections"]),

@@ -17,7 +17,7 @@ from . import scene_schema
 from .durable import write_file
 from .loads import load_model
 from .scene_entries import body_entry
-from .settings import Settings
+from .settings import Settings, upgrade_settings
 from .world import WORLD, World
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -161,6 +161,13 @@ def _reference_problems(doc):
     return problems
 
 
+def upgrade_document(doc, source="<scene>"):
+    """Bring a parsed document up to the current names (settings.RENAMED), in place."""
+    if isinstance(doc, dict):
+        upgrade_settings(doc.get("settings"), source)
+    return doc
+
+
 def read_document(path):
     """Parse a scene file into a dict, with SceneError for I/O, size and syntax problems.
     Only regular files are read (not devices, FIFOs or folders), at most MAX_BYTES."""
@@ -183,9 +190,10 @@ def read_document(path):
 
 
 def parse_document(text, source="<scene>"):
-    """JSON text -> dict, with SceneError for syntax, nesting and number problems."""
+    """JSON text -> dict, with SceneError for syntax, nesting and number problems; settings
+    under an old name are renamed (settings.RENAMED, with a warning)."""
     try:
-        return json.loads(text)
+        return upgrade_document(json.loads(text), source)
     except json.JSONDecodeError as e:
         raise SceneError(source, [("$", f"invalid JSON at line {e.lineno} column {e.colno}: "
                                         f"{e.msg}")]) from None
@@ -224,7 +232,11 @@ def load_scene(path):
 
 
 def scene_to_world(doc, source="<scene>"):
-    """Build a World from a scene document (validated here)."""
+    """Build a World from a scene document or a definitions.SceneDef (validated here)."""
+    from .definitions import SceneDef
+    if isinstance(doc, SceneDef):
+        doc = doc.to_document()
+    upgrade_document(doc, source)
     validate(doc, source)
     world = World(Settings.from_dict(doc.get("settings", {})))
     world.camera = copy.deepcopy(doc.get("camera"))
@@ -301,6 +313,14 @@ def world_to_scene(world, exact_state=False):
         from .resume import to_document
         doc["state"] = to_document(world)
     return doc
+
+
+def world_to_scene_def(world, exact_state=False):
+    """world_to_scene as a typed definitions.SceneDef."""
+    from .definitions import SceneDef, from_entry
+    doc = world_to_scene(world, exact_state)
+    return from_entry(SceneDef, {k: v for k, v in doc.items() if k not in ("format",
+                                                                          "version")})
 
 
 def save_scene(world, path):

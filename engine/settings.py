@@ -1,10 +1,42 @@
 """Simulation settings of a scene (the `settings` object of a scene file)."""
+import logging
+import warnings
 from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
 from . import state as S
 from .solvers import SOLVERS
+
+log = logging.getLogger(__name__)
+
+# settings renamed to the README glossary's words (a cycle is one sweep of the loop over its
+# rows, or one round of a global solver): old name -> new name. Scene files, --set, --vary
+# and Python attributes with an old name still work, with a warning.
+RENAMED = {"max_iterations": "max_cycles", "contact_sweeps": "contact_cycles"}
+
+
+def current_name(key, where=None):
+    """A settings key under its current name; an old name is mapped, with a warning that
+    names where it was read (a file, an option), if given."""
+    new = RENAMED.get(key)
+    if new is None:
+        return key
+    if where:
+        log.warning("%s: setting '%s' is now called '%s' (read as it)", where, key, new)
+    return new
+
+
+def upgrade_settings(settings, where):
+    """Rename old keys of a scene's `settings` object in place (a warning each; where both
+    names are given the new one wins)."""
+    if not isinstance(settings, dict):
+        return
+    for old, new in RENAMED.items():
+        if old in settings:
+            value = settings.pop(old)
+            current_name(old, f"{where}: $.settings.{old}")
+            settings.setdefault(new, value)
 
 
 @dataclass
@@ -14,7 +46,7 @@ class Settings:
     solver: str = "iterative"
     eps_pos: float = 1e-5                  # Dmax: joint position tolerance [m]
     eps_vel: float = 1e-4                  # Vmax: joint velocity tolerance [m/s]
-    max_iterations: int = 500              # cap on correction cycles per step
+    max_cycles: int = 500                  # cap on correction cycles per step
     time_budget_ms: float = 0.0            # wall-time budget of the correction loop; 0 = none
     taylor_order: int = 4                  # order of the rotation series
     velocity_correction: bool = True       # P-step 4
@@ -25,8 +57,8 @@ class Settings:
     contact_margin: float = 0.01           # detection margin [m]: contacts this far apart
     shock_passes: int = -1                 # shock propagation: most layers (-1 = all the
                                            # contact graph has; 0 = off)
-    contact_sweeps: int = 10               # cycles in which contacts keep the loops going;
-                                           # sweep cap of the collision and shock passes
+    contact_cycles: int = 10               # cycles in which contacts keep the loops going;
+                                           # cycle cap of the collision and shock passes
     contact_tolerance: float = 1e-5        # contacts: position change [m] that needs a cycle
     sleeping: bool = True                  # islands at rest sleep (engine/sleeping.py)
     sleep_time: float = 0.5                # [s] still this long before an island sleeps
@@ -39,7 +71,7 @@ class Settings:
         a[S.S_H] = self.h
         a[S.S_EPS_POS] = self.eps_pos
         a[S.S_EPS_VEL] = self.eps_vel
-        a[S.S_MAX_SWEEPS] = self.max_iterations
+        a[S.S_MAX_CYCLES] = self.max_cycles
         a[S.S_BUDGET_NS] = self.time_budget_ms * 1e6
         a[S.S_ORDER] = self.taylor_order
         a[S.S_VEL_CORR] = 1.0 if self.velocity_correction else 0.0
@@ -53,7 +85,7 @@ class Settings:
                                   else S.RESTITUTION_NEWTON)
         a[S.S_REST_SPEED] = self.restitution_threshold
         a[S.S_SHOCK_PASSES] = self.shock_passes
-        a[S.S_CONTACT_SWEEPS] = self.contact_sweeps
+        a[S.S_CONTACT_CYCLES] = self.contact_cycles
         a[S.S_CONTACT_TOL] = self.contact_tolerance
         a[S.S_TOI] = 1.0
         a[S.S_SPRING_SYNC] = 1.0 if self.extrapolate and self.spring_mode == "approximate" \
@@ -70,6 +102,25 @@ class Settings:
         kinds = {f.name: f.type for f in fields(cls)}
         out = {}
         for k, v in d.items():
+            k = current_name(k, "settings")
             if k in kinds:
                 out[k] = int(v) if kinds[k] is int else float(v) if kinds[k] is float else v
         return cls(**out)
+
+
+def _renamed(old):
+    new = RENAMED[old]
+
+    def get(self):
+        warnings.warn(f"Settings.{old} is now Settings.{new}", DeprecationWarning, stacklevel=2)
+        return getattr(self, new)
+
+    def set(self, value):
+        warnings.warn(f"Settings.{old} is now Settings.{new}", DeprecationWarning, stacklevel=2)
+        setattr(self, new, value)
+
+    return property(get, set, doc=f"old name of {new}")
+
+
+for _old in RENAMED:
+    setattr(Settings, _old, _renamed(_old))

@@ -30,7 +30,6 @@ Joints = namedtuple("Joints", [
     "kind",      # (m,) int64
     "body",      # (m,2) int64, -1 = world
     "anchor",    # (m,2,3) anchor in each body's principal frame (world coords for the world)
-    "axis",      # (m,2,3) unused (kept for layout); axes live in `frame`
     "param",     # (m,P_SIZE) lock masks, limits, motor, spring (joints/__init__.py)
     "enabled",   # (m,) bool
     "arm",       # (m,2,3) world arms at the current time (derived)
@@ -51,6 +50,33 @@ Springs = namedtuple("Springs", [
     "applied",   # (s,3) impulse applied so far in this step (iterated mode, derived)
     "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
 ])
+
+# What each field of Bodies, Joints and Springs is (MuJoCo's model/data split):
+#   model    an object's constants, set from its definition when it is made or edited (the
+#            World's add/edit methods) and never written by a step
+#   state    what a step advances from t to t + h, and a save keeps (resume.py)
+#   input    what is given for the next step before it starts (loads.sum_wrenches; also
+#            Joints.param's P_EFFORT column)
+#   derived  recomputed from model and state inside a step (look-ahead caches, the world
+#            frame's arms and inertias, the step's accumulated impulses)
+# tests/test_engine_step_stages.py checks that a step writes no model field and leaves the
+# settings array as it was. Contacts are all of one step: detection fills them, the step
+# derives the rest.
+ROLES = {
+    "Bodies": {"model": ("inv_mass", "inertia", "inv_inertia", "static"),
+               "state": ("pos", "rot", "vel", "omega"),
+               "input": ("load",),
+               "derived": ("inertia_w", "inv_inertia_w", "pred_pos", "pred_series",
+                           "pred_rot", "pred_ok")},
+    "Joints": {"model": ("kind", "body", "anchor", "param", "enabled", "frame", "seq"),
+               "state": (),
+               "input": (),
+               "derived": ("arm", "kinv", "err", "acc")},
+    "Springs": {"model": ("body", "anchor", "rest", "stiff", "damp"),
+                "state": ("force_prev",),
+                "input": (),
+                "derived": ("applied",)},
+}
 
 # Contacts of one step (engine/contacts/solve.py): c rows, one per contact point; A = body[:,0]
 # (the normal points from B to A). Filled from a ContactSet before each step.
@@ -76,7 +102,8 @@ Contacts = namedtuple("Contacts", [
                  # position stage / velocity correction (patch's first row; not warm started)
     "first",     # (c,) int64 first row of the contact's patch (derived)
     "pcount",    # (c,) int64 rows of the patch (in its first row; rows first .. first+pcount-1)
-    "flag",      # (c,) int64: 1 colliding this step (derived)
+    "collision",  # (c,) int64: the collision round the row collides in this step, coded
+                  # (contacts/rows.py: NOT_COLLIDING, collision_code, collision_round)
     "layer",     # (c,) int64 shock-propagation layer of the contact (derived)
     "order",     # (c,) int64 visiting order: highest layer first (derived)
     "heavy",     # (n,) bool: static or frozen by shock propagation (scratch)
@@ -87,16 +114,17 @@ Contacts = namedtuple("Contacts", [
     "keep",      # (c,WARM_SIZE) what the next step's warm start takes: the impulses of the
                  # position loop and of the velocity correction before their shock passes
     # per stage (contacts/rows.py): [c, 0] as the loops see it, [c, 1] as the shock pass does
-    "knn",       # (c,2) n^T K n of each row
+    "k_normal",  # (c,2) n^T K n of each row: its inverse effective mass along n
     "split",     # (c,) bool: the row's depth is left to the depth projection (SPLIT_DEPTH)
     "prows",     # (c,) int64 rows the patch counts in this stage (first row; 0: none)
-    "pgeo",      # (c,4,3) patch centre arms r_A, r_B, tangents t1, t2 (first row)
+    "patch_frame",  # (c,4,3) patch centre arms r_A, r_B, tangents t1, t2 (first row)
     "prad",      # (c,) patch radius R (first row)
     "pk",        # (c,2,3,3) the patch friction's K (first row)
     "g0",        # (c,) predicted gap at the last look-ahead snapshot (position stage)
     "un0",       # (c,) relative normal velocity at that snapshot
-    "pd0",       # (c,3) patch: mean displacement over the step at the snapshot (first row)
-    "pu0",       # (c,3) patch: relative velocity at its centre at the snapshot (first row)
+    "patch_disp0",  # (c,3) patch: mean displacement over the step at the snapshot (first
+                    # row)
+    "patch_vel0",   # (c,3) patch: relative velocity at its centre at the snapshot (first row)
     "keff",      # (c,) n^T K n through a joint tree (solvers/contact_tree.py; 0: free bodies)
     "kpatch",    # (c,3,3) the patch friction's K through a joint tree (in the patch's first
                  # row, where keff > 0; contacts/friction.py)
@@ -118,16 +146,24 @@ Contacts = namedtuple("Contacts", [
 WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 10
 
 # Solver settings passed to kernels as one float array (index constants below).
-S_H, S_EPS_POS, S_EPS_VEL, S_MAX_SWEEPS, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
+S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
-    S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_SWEEPS, S_CONTACT_TOL, \
+    S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_CYCLES, S_CONTACT_TOL, \
     S_TOI, S_SPRING_SYNC, S_SIZE = range(23)
+# The settings array is read-only in a step: the step kernel works on its own copy (where
+# the cut at a collision time shortens S_H, a tall stack raises S_CONTACT_CYCLES and the
+# sub-steps advance S_TIME and S_H_PREV) and reports its clock in a K_* array.
 # S_TOI: 1 while the step may be cut at a collision time (World.step clears it when the
-# step's sub-steps reach their cap); the kernel writes the length it took into S_H.
+# step's sub-steps reach their cap).
 # S_SPRING_SYNC: 1 where springs, dampers and brakes act as two half kicks around each step
 # (velocities at the step's end in step with the positions: extrapolation needs that),
 # else 0: one kick at t for the window (h_prev + h)/2 (joints/spring.py).
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
+
+# The step's clock, written by the step kernel: K_H_TAKEN the time it took (less than S_H
+# where it was cut at a collision time), K_H_LAST its last sub-step's length (the next
+# step's h_prev), K_TIME the time at its end.
+K_H_TAKEN, K_H_LAST, K_TIME, K_SIZE = range(4)
 
 # Statistics of one step, written by the kernels into one float array.
 # T_END_DEPTH: the deepest contact row at t + h after the position stage (its linearised
@@ -163,7 +199,7 @@ def empty_joints(m, seq_rows=0):
     from .joints import A_SIZE, P_SIZE
     return Joints(
         kind=np.zeros(m, dtype=np.int64), body=np.zeros((m, 2), dtype=np.int64),
-        anchor=np.zeros((m, 2, 3)), axis=np.zeros((m, 2, 3)), param=np.zeros((m, P_SIZE)),
+        anchor=np.zeros((m, 2, 3)), param=np.zeros((m, P_SIZE)),
         enabled=np.ones(m, dtype=np.bool_), arm=np.zeros((m, 2, 3)),
         kinv=np.zeros((m, 3, 3)), err=np.zeros(m), frame=np.tile(np.eye(3), (m, 2, 1, 1)),
         acc=np.zeros((m, A_SIZE)), seq=np.zeros((seq_rows, 2)))
@@ -185,14 +221,15 @@ def empty_contacts(c, n):
         acc_tv=np.zeros((c, 3)), acc_w=np.zeros((c, 2)), acc_r=np.zeros((c, 2, 3)),
         first=np.arange(c, dtype=np.int64),
         pcount=np.ones(c, dtype=np.int64),
-        flag=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
+        collision=np.zeros(c, dtype=np.int64), layer=np.zeros(c, dtype=np.int64),
         order=np.arange(c, dtype=np.int64),
         heavy=np.zeros(n, dtype=np.bool_), free=np.zeros(n, dtype=np.bool_),
         body_layer=np.zeros(n, dtype=np.int64), save=np.zeros((c, 9)),
-        keep=np.zeros((c, WARM_SIZE)), knn=np.zeros((c, 2)), split=np.zeros(c, dtype=np.bool_),
-        prows=np.zeros(c, dtype=np.int64),
-        pgeo=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)), g0=np.zeros(c),
-        un0=np.zeros(c), pd0=np.zeros((c, 3)), pu0=np.zeros((c, 3)),
+        keep=np.zeros((c, WARM_SIZE)), k_normal=np.zeros((c, 2)),
+        split=np.zeros(c, dtype=np.bool_), prows=np.zeros(c, dtype=np.int64),
+        patch_frame=np.zeros((c, 4, 3)), prad=np.zeros(c), pk=np.zeros((c, 2, 3, 3)),
+        g0=np.zeros(c),
+        un0=np.zeros(c), patch_disp0=np.zeros((c, 3)), patch_vel0=np.zeros((c, 3)),
         keff=np.zeros(c), kpatch=np.zeros((c, 3, 3)), held=np.zeros((2, 6)),
         radius=np.zeros((c, 2)), face=np.zeros(c), drift=np.zeros((c, 3)), pturn=np.zeros(c),
         slide=np.zeros(c, dtype=np.bool_))

@@ -40,8 +40,11 @@ from .solvers.iterative import (
     velocity_loop,
 )
 from .state import (
+    K_H_LAST,
+    K_H_TAKEN,
+    K_TIME,
     S_BUDGET_NS,
-    S_CONTACT_SWEEPS,
+    S_CONTACT_CYCLES,
     S_CONTACT_TOL,
     S_EPS_POS,
     S_EPS_VEL,
@@ -82,8 +85,8 @@ from .state import (
 def order_contacts(B, J, C, settings, stats):
     """Stage 1: the contact graph's layers (visited top-down in the loops, bottom-up by the
     shock pass), the patches, the shock pass's cap, and the cut at the first collision time
-    (Schmitt sec. 11: settings[S_H] becomes the time taken). Returns the top layer the
-    shock pass starts from (0: no shock pass)."""
+    (Schmitt sec. 11: the step's copy of the settings gets the time taken as S_H). Returns
+    the top layer the shock pass starts from (0: no shock pass)."""
     top = contacts.layers(B, J, C)
     C.order[:] = np.argsort(-C.layer, kind="mergesort")
     contact_rows.find_patches(C)
@@ -97,7 +100,7 @@ def order_contacts(B, J, C, settings, stats):
     # a taller stack gets more sweeps (loops, shock and collision passes): Gauss-Seidel
     # hands a load down about a layer a sweep, and a tower of 40 cubes turned against
     # each other never settled in 10 (its top swayed by centimetres); 12 are enough
-    settings[S_CONTACT_SWEEPS] = max(settings[S_CONTACT_SWEEPS], top // 2)
+    settings[S_CONTACT_CYCLES] = max(settings[S_CONTACT_CYCLES], top // 2)
     stats[T_ROWS] = C.body.shape[0]
     if settings[S_TOI] != 0.0:
         # cut the step just before the first bounce within it; the next sub-step
@@ -239,19 +242,22 @@ def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadli
 
 
 @njit(cache=True, nogil=True)
-def step(B, J, Sp, C, settings, stats, W):
-    """Advance the world by settings[S_H] (as halves where the position stage diverges); C:
-    the contacts detected at t, possibly none; W: the global solvers' structure
-    (solvers/graph.build). The stages are this file's functions, in this order."""
-    step_after(B, J, Sp, C, settings, stats, W, False)
+def step(B, J, Sp, C, settings, stats, W, clock):
+    """Advance the world by settings[S_H] (as halves where the position stage diverges, up
+    to a collision time where one cuts it); C: the contacts detected at t, possibly none; W:
+    the global solvers' structure (solvers/graph.build). The stages are this file's
+    functions, in this order. settings is only read; the time taken, the last sub-step's
+    length and the time at the end go into clock (K_*)."""
+    step_after(B, J, Sp, C, settings, stats, W, False, clock)
 
 
 @njit(cache=True, nogil=True)
-def step_after(B, J, Sp, C, settings, stats, W, prepared):
+def step_after(B, J, Sp, C, given, stats, W, prepared, clock):
     """step(); prepared: the derived quantities (iterative.prepare) are those of the state as
     it is, as after a step of run() (the step's advance stage computed them at its end and
     nothing changed since), so the first sub-step need not compute them again."""
     t_start = monotonic_ns()
+    settings = given.copy()   # the step's own: S_H, S_CONTACT_CYCLES, S_TIME, S_H_PREV change
     stats[:] = 0.0
     # the time budget bounds the position loop (from its start) and, from the step's start,
     # the contact stages after it: each still does at least one sweep (anytime)
@@ -319,6 +325,9 @@ def step_after(B, J, Sp, C, settings, stats, W, prepared):
         done += units
         if level > 0 and done % (2 * units) == 0:
             level -= 1
+    clock[K_H_TAKEN] = h
+    clock[K_H_LAST] = settings[S_H_PREV]
+    clock[K_TIME] = settings[S_TIME]
     residuals(B, J, stats, scratch_rows)
     if nc > 0:
         stats[T_CONTACT_NS] = stats[T_POSITION_NS] + stats[T_SHOCK_NS] + stats[T_VELOCITY_NS]
@@ -328,10 +337,12 @@ def step_after(B, J, Sp, C, settings, stats, W, prepared):
 
 
 @njit(cache=True, nogil=True)
-def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
-        rec_vel, rec_omega, W):
+def run(B, J, Sp, C, given, n_steps, step_stats, step_energy, every, rec_pos, rec_rot,
+        rec_vel, rec_omega, W, clock):
     """n_steps steps in one call; per-step stats (n_steps, T_SIZE) and total energy
-    (n_steps+1,), and every `every`-th state into rec_* (rows = n_steps // every + 1)."""
+    (n_steps+1,), and every `every`-th state into rec_* (rows = n_steps // every + 1); the
+    last step's clock in clock."""
+    settings = given.copy()   # the run's clock: S_TIME and S_H_PREV from step to step
     gravity = settings[S_GX:S_GX + 3].copy()
     stats = np.zeros(T_SIZE)
     k, p = energy(B, Sp, gravity)
@@ -344,7 +355,9 @@ def run(B, J, Sp, C, settings, n_steps, step_stats, step_energy, every, rec_pos,
         rec_omega[0] = B.omega
     r = 1
     for s in range(n_steps):
-        step_after(B, J, Sp, C, settings, stats, W, s > 0)
+        step_after(B, J, Sp, C, settings, stats, W, s > 0, clock)
+        settings[S_TIME] = clock[K_TIME]
+        settings[S_H_PREV] = clock[K_H_LAST]
         step_stats[s, :] = stats
         k, p = energy(B, Sp, gravity)
         step_energy[s + 1] = k + p

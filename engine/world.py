@@ -19,6 +19,7 @@ from .settings import Settings
 from .sleeping import Sleep, waking
 from .solvers import SOLVERS, graph, iterative
 from .world_edits import WORLD, JointModel, LiveEdits  # noqa: F401  (re-exported)
+from .world_shapes import ShapeAccess
 
 
 @dataclass
@@ -38,9 +39,10 @@ class RunResult:
         return step_stats.records(self.stats)
 
 
-class World(LiveEdits, LoadEdits):
+class World(LiveEdits, LoadEdits, ShapeAccess):
     """Bodies, joints, springs, external loads and contacts as flat arrays, stepped by the
-    impulse method; live edits (engine/world_edits.py, engine/loads.py) between steps."""
+    impulse method; live edits (engine/world_edits.py, engine/loads.py) between steps;
+    shapes and contacts by handles (engine/world_shapes.py)."""
 
     def __init__(self, settings=None):
         self.settings = settings if isinstance(settings, Settings) else \
@@ -60,6 +62,7 @@ class World(LiveEdits, LoadEdits):
         self.J = S.empty_joints(0)
         self.Sp = S.empty_springs(0)
         self.stats = np.zeros(S.T_SIZE)
+        self._clock = np.zeros(S.K_SIZE)      # the step kernel's: time taken, h_prev, time
         self._order = order
         self.drag = None           # the user's drag (engine/interaction.py), or None
         self.steps_taken = 0       # step() calls and run() steps so far
@@ -72,11 +75,12 @@ class World(LiveEdits, LoadEdits):
         self.collision = ContactSystem(self)   # shape table, filters, detection
         self._body_ids = Handles(BodyId)      # stable handles (handles.py)
         self._joint_ids = Handles(JointId)
+        self._shape_lists = {}                # body slot -> generation of its shape list
         self._load_ids = Handles(LoadId)
         self.sleep = Sleep()                  # islands and sleeping (sleeping.py)
         # the settings array and the Contacts (new when the row count changes; always made by
         # state.empty_contacts, so one kind) may be new objects each step
-        self._step_kernel = FastCall(stages.step, loose=(3, 4))
+        self._step_kernel = FastCall(stages.step, loose=(3, 4))   # C, settings: new each step
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -265,15 +269,17 @@ class World(LiveEdits, LoadEdits):
             if sleep.wake_touched(self, C):   # an awake body reached a sleeping island
                 C, again = self.collision.detect(left)
                 detect_s += again
-            self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work())
-            taken = arr[S.S_H]
+            clock = self._clock
+            self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work(),
+                              clock)
+            taken = clock[S.K_H_TAKEN]
             if not np.isfinite(taken) or taken <= 0.0:
                 taken = left
             stopped += self._guard("became NaN or infinite", C)
             self.collision.finish()
             self.collision.project_depth(self.stats, taken)
             self.stats[S.T_DETECT_NS] = detect_s * 1e9
-            self.h_prev = arr[S.S_H_PREV] if np.isfinite(arr[S.S_H_PREV]) else taken
+            self.h_prev = clock[S.K_H_LAST] if np.isfinite(clock[S.K_H_LAST]) else taken
             total = self.stats.copy() if total is None else step_stats.merge(total, self.stats)
             left -= taken
             if left <= 1e-12 * h:
@@ -350,14 +356,16 @@ class World(LiveEdits, LoadEdits):
             arr = self.settings.to_array(self.h_prev, self.time)
             C = S.empty_contacts(0, n)
             work = self.solver_work()
+            clock = self._clock
             stages.run(self.B, self.J, self.Sp, C, arr, 0, stats, energy, 1, *rec,
-                       work)  # loads the JIT
+                       work, clock)  # loads the JIT
+            clock[S.K_H_LAST], clock[S.K_TIME] = self.h_prev, self.time
             t0 = _time.perf_counter()
             stages.run(self.B, self.J, self.Sp, C, arr, steps, stats, energy,
-                       max(record_every, 1), *rec, work)
+                       max(record_every, 1), *rec, work, clock)
             wall = _time.perf_counter() - t0
-            self.h_prev = arr[S.S_H_PREV]
-            self.time = float(arr[S.S_TIME])   # as the kernel summed it, step by step: a run
+            self.h_prev = float(clock[S.K_H_LAST])
+            self.time = float(clock[S.K_TIME])  # as the kernel summed it, step by step: a run
             # cut into parts (impulse sim's, or saved and resumed) sees the same clock
             self.steps_taken += steps
             if bad_bodies(self.B.pos, self.B.rot, self.B.vel, self.B.omega, self.B.static,

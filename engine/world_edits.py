@@ -21,6 +21,7 @@ import numpy as np
 
 from . import state as S
 from .bodies import body_model
+from .definitions import BodyDef, JointDef, changes_to, entry_of, from_entry, shape_entries
 from .handles import BodyId, JointId
 from .joint_specs import local_frames, parameters
 from .joints import P_SEQ_START
@@ -187,6 +188,16 @@ class LiveEdits:
         """The scene entry of a body (name or index) with its current pose and velocities."""
         return body_entry(self, self._body_arg(body))
 
+    def body_def(self, body):
+        """A body (name, index or BodyId) as a typed definition (definitions.BodyDef), with
+        its current pose and velocities."""
+        return from_entry(BodyDef, self.body_entry(body))
+
+    def joint_def(self, name):
+        """A joint or spring (name or JointId) as a typed definition (definitions.JointDef),
+        anchors and axes as they are now."""
+        return from_entry(JointDef, self.joint_entry(name))
+
     def joint_entry(self, name):
         """The scene entry of a joint or spring, anchors and axes in the bodies' scene frames
         as they are now."""
@@ -239,7 +250,9 @@ class LiveEdits:
     # ---- bodies ---------------------------------------------------------------------------
     @waking
     def add_body(self, spec):
-        """Add a body from a scene-file body entry; returns its BodyId."""
+        """Add a body from a definitions.BodyDef or a scene-file body entry; returns its
+        BodyId."""
+        spec = entry_of(spec)
         if spec["name"] == WORLD or spec["name"] in self.body_names:
             raise ValueError(f"body name {spec['name']!r} is already taken")
         model = body_model(spec, where=f"body {spec['name']!r}")
@@ -362,10 +375,17 @@ class LiveEdits:
     def edit_body(self, name, changes):
         """Set keys of a body's scene entry (None removes a key). Pose and velocity keys move
         the body; other keys keep its motion. A new mass, shape, material or fixed flag
-        rebuilds its row in place; joints stay at the same points of the body."""
-        b = self._body_arg(name)
+        rebuilds its row in place; joints stay at the same points of the body. `changes`
+        may be a whole BodyDef: the keys in which it differs are set."""
+        self._edit_body(self._body_arg(name), changes)
+
+    def _edit_body(self, b, changes, keep_shape_ids=False):
+        """edit_body on body index b; a new shape list makes the body's ShapeIds stale
+        unless keep_shape_ids (an edit of one shape: world_shapes.edit_shape)."""
         name = self.models[b].name
-        entry = _merge(self.body_entry(b), changes)
+        before = self.body_entry(b)
+        changes = changes_to(before, changes)
+        entry = _merge(before, changes)
         if entry.get("name") != name:
             raise ValueError("a body's name is changed with rename_body")
         check_body_entry(entry)
@@ -376,6 +396,8 @@ class LiveEdits:
         self.models[b] = new
         if any(k in changes for k in MOTION_KEYS) or new.static != old.static:
             self.set_body_motion(b, entry)
+        if not keep_shape_ids and shape_entries(entry) != shape_entries(before):
+            self._new_shape_list(b)
 
     def _rebuild_body(self, b, old, new):
         B = self.B
@@ -423,7 +445,9 @@ class LiveEdits:
     # ---- joints and springs --------------------------------------------------------------
     @waking
     def add_joint(self, spec):
-        """Add a joint or spring from a scene-file joint entry; returns its JointId."""
+        """Add a joint or spring from a definitions.JointDef or a scene-file joint entry;
+        returns its JointId."""
+        spec = entry_of(spec)
         if spec["name"] in self.scene_joint_names:
             raise ValueError(f"joint name {spec['name']!r} is already taken")
         model, rows, seq = self._joint_rows(spec)
@@ -483,9 +507,11 @@ class LiveEdits:
     @waking
     def edit_joint(self, name, changes):
         """Set keys of a joint's or spring's scene entry (None removes a key), in place. Its
-        anchors and frames stay exactly as they are unless `changes` gives new ones."""
+        anchors and frames stay exactly as they are unless `changes` gives new ones (a whole
+        JointDef: the keys in which it differs)."""
         jm, arrays, i, is_spring = self._joint_row(name)
         name = jm.name
+        changes = changes_to(self.joint_entry(name), changes)
         entry = _merge(self.joint_entry(name), changes)
         if entry.get("name") != name:
             raise ValueError("a joint's name cannot be edited")

@@ -252,7 +252,7 @@ def chain_drape():
                  "ground (joints and contacts together: tree solver, tight tolerances).",
                  [table] + links, joints,
                  settings={"h": 1.0 / 60.0, "solver": "tree", "eps_pos": 1e-6,
-                           "contact_tolerance": 1e-6, "contact_sweeps": 30},
+                           "contact_tolerance": 1e-6, "contact_cycles": 30},
                  camera={"eye": [0.8, 1.0, 2.4], "target": [0.0, 0.2, 0.0], "fov_deg": 45})
 
 

@@ -123,7 +123,7 @@ def our_fall(model, path, kind, seconds, h, qpos, qvel, solver="tree", extrapola
         j.pop("limits", None)
         j.pop("limits2", None)
     doc["settings"].update(h=h, solver=solver, eps_pos=1e-12, eps_vel=1e-12,
-                           max_iterations=200, extrapolate=extrapolate)
+                           max_cycles=200, extrapolate=extrapolate)
     doc["contacts"] = {"enabled": False}
     world = scene_to_world(doc, path)
     start = world_to_scene(world)["bodies"]

@@ -484,7 +484,7 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
     crate = lambda: w.body_entry(w.body_index("crate"))            # noqa: E731
     fields = [("crate.mass", "2.3", lambda: crate()["mass"], 2.3),
               ("set.eps_pos", "1e-6", lambda: w.settings.eps_pos, 1e-6),
-              ("set.max_iterations", "777", lambda: w.settings.max_iterations, 777),
+              ("set.max_cycles", "777", lambda: w.settings.max_cycles, 777),
               ("crate.pos", "0.1", lambda: crate()["position"], [0.1, 1.0, 0.0])]
     for key, text, read, expected in fields:
         n = len(ses.editor.undo_stack)
@@ -504,7 +504,7 @@ def test_typed_values_are_applied_once_as_doubles(app, tmp_path, how):
     xdo("key", "ctrl+s")
     assert wait_until(lambda: not ses.dirty, lambda: pump(app))
     saved = json.loads(open(path).read())
-    assert saved["settings"]["eps_pos"] == 1e-6 and saved["settings"]["max_iterations"] == 777
+    assert saved["settings"]["eps_pos"] == 1e-6 and saved["settings"]["max_cycles"] == 777
     body = next(b for b in saved["bodies"] if b["name"] == "crate")
     assert body["mass"] == 2.3 and body["position"] == [0.1, 1.0, 0.0]
     # attempts that change nothing: no undo entry, not modified, the history stays

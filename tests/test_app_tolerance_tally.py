@@ -11,7 +11,7 @@ from impulse.engine.scene import load_scene
 
 def capped(scene_path, cycles):
     w = load_scene(scene_path("chain8.json"))
-    w.settings.max_iterations = cycles
+    w.settings.max_cycles = cycles
     w.settings.max_halvings = 0
     return w
 
@@ -44,7 +44,7 @@ def test_the_session_counts_every_step_and_reset_starts_over(scene_path):
 
     s = Session.open(scene_path("chain8.json"))
     try:
-        s.world.settings.max_iterations = 1
+        s.world.settings.max_cycles = 1
         s.world.settings.max_halvings = 0
         for _ in range(5):
             s.step()

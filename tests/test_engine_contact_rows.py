@@ -60,20 +60,20 @@ def test_row_and_patch_responses_match_the_dense_mobility():
             if not w.B.static[b]:
                 add_k_matrix(w.B, b, C.arm[c, side], k)
         n = C.normal[c]
-        assert C.knn[c, 0] == pytest.approx(n @ k @ n, rel=1e-12)
+        assert C.k_normal[c, 0] == pytest.approx(n @ k @ n, rel=1e-12)
         # the shock variant: the lower layer's body does not move
         lower = [b for b in C.body[c] if C.body_layer[b] < C.layer[c]]
         j = _jrow(w, C, c, C.arm[c, 0], C.arm[c, 1], n, zero, skip=lower)
-        assert C.knn[c, 1] == pytest.approx(j @ minv @ j, rel=1e-12)
+        assert C.k_normal[c, 1] == pytest.approx(j @ minv @ j, rel=1e-12)
         if C.first[c] != c:
             continue
-        ra, rb = C.pgeo[c, 0], C.pgeo[c, 1]
+        ra, rb = C.patch_frame[c, 0], C.patch_frame[c, 1]
         centre = w.B.pos[C.body[c, 0]] + ra
         rows = range(c, c + C.pcount[c])
         mid = 0.5 * (w.B.pos[C.body[c, 0]] + C.arm[rows, 0] + w.B.pos[C.body[c, 1]]
                      + C.arm[rows, 1]).mean(axis=0)
         assert np.allclose(centre, mid, atol=1e-14)
-        t1, t2 = C.pgeo[c, 2], C.pgeo[c, 3]
+        t1, t2 = C.patch_frame[c, 2], C.patch_frame[c, 3]
         assert np.allclose([t1 @ n, t2 @ n, t1 @ t2], 0.0, atol=1e-14)
         J3 = np.array([_jrow(w, C, c, ra, rb, t1, zero), _jrow(w, C, c, ra, rb, t2, zero),
                        _jrow(w, C, c, ra, rb, zero, n)])

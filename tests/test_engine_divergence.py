@@ -72,6 +72,6 @@ def test_the_iterative_solver_on_tree_31_does_not_halve(scene_path):
 def test_a_loop_capped_before_any_trend_still_halves(scene_path):
     """Three cycles allowed: no block of sweeps to judge by, so the cap halves as before."""
     w = load_scene(scene_path("chain8.json"))
-    w.settings.h, w.settings.max_iterations = 0.02, 3
+    w.settings.h, w.settings.max_cycles = 0.02, 3
     halvings, _ = halvings_and_unmet(w, 50)
     assert halvings > 0

@@ -122,7 +122,7 @@ def _set(path, value):
      "$.bodies[0].shape.size[0]"),
     (_set(("bodies", 0, "collision"), {"group": 2 ** 70}), "$.bodies[0].collision.group"),
     (_set(("joints", 0, "anchor"), [1e20, 0, 0]), "$.joints[0].anchor[0]"),
-    (_set(("settings", "max_iterations"), 1e30), "$.settings.max_iterations"),
+    (_set(("settings", "max_cycles"), 1e30), "$.settings.max_cycles"),
     (_set(("settings", "h"), 1e-300), "$.settings.h"),
     (_set(("settings", "eps_pos"), 1e-300), "$.settings.eps_pos"),
     (_set(("settings", "gravity"), [0, -1e300, 0]), "$.settings.gravity[1]"),
@@ -142,8 +142,8 @@ def test_a_spring_stiffness_beyond_the_bound_is_refused():
         scene_to_world(spring_pair(1e300, 1.0, 0.01), "x.json")
 
 
-@pytest.mark.parametrize("key, value", [("taylor_order", 4.0), ("max_iterations", 300.0),
-                                        ("contact_sweeps", 12.0), ("max_halvings", 2.0)])
+@pytest.mark.parametrize("key, value", [("taylor_order", 4.0), ("max_cycles", 300.0),
+                                        ("contact_cycles", 12.0), ("max_halvings", 2.0)])
 def test_integral_floats_are_integers(key, value):
     doc = pendulum()
     doc["settings"][key] = value
@@ -277,7 +277,7 @@ def test_drag_to_refuses_non_finite_targets_and_keeps_the_old_one(target, rot):
 @pytest.mark.slow
 def test_unmet_tolerances_exit_4_and_say_so(scene_path):
     r = impulse("sim", scene_path("chain8.json"), "--duration", "0.2", "--json",
-                "--set", "max_iterations=1")
+                "--set", "max_cycles=1")
     assert r.returncode == 4
     doc = strict(r.stdout)
     assert doc["tolerance_unmet_steps"] == doc["steps"] == 20

@@ -55,3 +55,56 @@ def test_a_runs_records_are_its_stats_by_name():
     assert np.array_equal(rec["checks"], result.stats[:, S.T_CHECKS])
     assert np.allclose(rec["position_ms"], result.stats[:, S.T_POSITION_NS] * 1e-6)
     assert (rec["position_ms"] > 0).all() and (rec["max_position_error"] <= 1e-5).all()
+
+
+def test_every_array_field_has_one_role():
+    for tup, name in ((S.Bodies, "Bodies"), (S.Joints, "Joints"), (S.Springs, "Springs")):
+        roles = [f for fields in S.ROLES[name].values() for f in fields]
+        assert sorted(roles) == sorted(tup._fields), name
+
+
+@pytest.mark.parametrize("name", ["box_stack", "chain8", "mass_spring", "loads", "hexapod",
+                                  "servo_arm", "newtons_cradle", "wall_car"])
+def test_a_step_writes_no_model_field_and_only_reads_the_settings(name):
+    world = load_scene(os.path.join(SCENES, f"{name}.json"))
+    kernel = world._step_kernel
+    given = []
+
+    def checked(*args):
+        settings = args[4]
+        before = settings.copy()
+        kernel(*args)
+        given.append(np.array_equal(settings, before, equal_nan=True))
+
+    world._step_kernel = checked
+    arrays = {"Bodies": world.B, "Joints": world.J, "Springs": world.Sp}
+    for _ in range(3):
+        world.step()
+    model = {(k, f): getattr(arrays[k], f).copy() for k in arrays
+             for f in S.ROLES[k]["model"]}
+    moved = {(k, f): getattr(arrays[k], f).copy() for k in arrays
+             for f in S.ROLES[k]["state"]}
+    for _ in range(10):
+        world.step()
+    assert given and all(given)
+    for (k, f), before in model.items():
+        assert np.array_equal(getattr(arrays[k], f), before), (k, f)
+    assert any(not np.array_equal(getattr(arrays[k], f), v) for (k, f), v in moved.items())
+
+
+def test_a_compiled_run_only_reads_its_settings_and_reports_its_clock():
+    from impulse.engine import step as stages
+    world = load_scene(os.path.join(SCENES, "chain8.json"))
+    h = world.settings.h
+    arr = world.settings.to_array(world.h_prev, world.time)
+    before = arr.copy()
+    n = len(world.models)
+    clock = np.zeros(S.K_SIZE)
+    stats, energy = np.zeros((20, S.T_SIZE)), np.zeros(21)
+    rec = [np.zeros((0, n, 3)), np.zeros((0, n, 3, 3)), np.zeros((0, n, 3)),
+           np.zeros((0, n, 3))]
+    stages.run(world.B, world.J, world.Sp, S.empty_contacts(0, n), arr, 20, stats, energy, 1,
+               *rec, world.solver_work(), clock)
+    assert np.array_equal(arr, before)
+    assert clock[S.K_H_LAST] == h and clock[S.K_H_TAKEN] == h
+    assert clock[S.K_TIME] == pytest.approx(20 * h, rel=1e-12)

@@ -58,7 +58,7 @@ def test_bad_edits_are_refused():
 
 def test_iteration_cap_gives_an_answer_and_reports_the_residual(scene_path):
     w = load_scene(scene_path("chain8.json"))
-    w.settings.max_iterations = 2
+    w.settings.max_cycles = 2
     w.settings.max_halvings = 0
     w.run(200)
     s = w.last_step()
@@ -79,7 +79,7 @@ def test_time_budget_stops_the_loop(scene_path):
 def test_step_halving_when_the_iteration_diverges(scene_path):
     w = load_scene(scene_path("chain8.json"))
     w.settings.h = 0.02
-    w.settings.max_iterations = 3   # forces "not converging" -> halve
+    w.settings.max_cycles = 3   # forces "not converging" -> halve
     r = w.run(50)
     assert r.stats[:, 7].sum() > 0
     assert w.time == pytest.approx(1.0)

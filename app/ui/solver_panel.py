@@ -29,9 +29,11 @@ def draw_solver_panel(app) -> None:
             commit, v = W.edit_sci(label, f"set.{key}", getattr(s, key))
             if commit and v > 0:
                 changes[key] = v
-        commit, v = W.edit_int("iteration cap", "set.max_iterations", s.max_iterations, 1, 100000)
+        commit, v = W.edit_int("cycle cap", "set.max_cycles", s.max_cycles, 1, 100000)
         if commit:
-            changes["max_iterations"] = max(v, 1)
+            changes["max_cycles"] = max(v, 1)
+        W.help_marker("most correction cycles (sweeps over every joint and contact) a step's "
+                      "position stage takes")
         commit, v = W.edit_float("time budget [ms]", "set.budget", s.time_budget_ms, 0.05, 0.0,
                                  1000.0)
         if commit:

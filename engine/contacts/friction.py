@@ -46,7 +46,7 @@ from numba import njit
 
 from ..impulses import angular_impulse_to, dynamic, impulse_to
 from ..jitopts import NO_REFCOUNT
-from .rows import STAGE_POSITION, STAGE_VELOCITY, relative_velocity
+from .rows import STAGE_POSITION, STAGE_VELOCITY, colliding, relative_velocity
 
 TINY = 1e-12
 
@@ -79,7 +79,7 @@ def push_pair(B, heavy, bodies, arms, px, py, pz, lx, ly, lz):
 def apply_patch_impulse(B, heavy, C, f, px, py, pz, tau):
     """Linear impulse p at patch f's centre and angular impulse tau n: + on A, - on B."""
     n = C.normal[f]
-    push_pair(B, heavy, C.body[f], C.pgeo[f], px, py, pz, tau * n[0], tau * n[1], tau * n[2])
+    push_pair(B, heavy, C.body[f], C.patch_frame[f], px, py, pz, tau * n[0], tau * n[1], tau * n[2])
 
 
 @njit(cache=True, inline='always')
@@ -119,7 +119,7 @@ def patch_normal_total(C, f, stage):
     for c in range(f, f + C.pcount[f]):
         if stage == STAGE_VELOCITY:
             total += C.acc_v[c]
-        elif stage == STAGE_POSITION or C.flag[c] != 0:
+        elif stage == STAGE_POSITION or colliding(C, c):
             total += C.acc_n[c]
     return total
 
@@ -128,17 +128,18 @@ def patch_normal_total(C, f, stage):
 def _demand(B, C, f, stage, h, k, acc_t, col):
     """The accumulated patch impulse that would make patch f stick, c = o + s (o the
     accumulated one, s = -K^-1 u the sticking impulse for its relative velocity u at the
-    centre: linear, in the position stage the mean over the step, d/h = pd0/h + u - pu0
-    (contacts/rows.py), and spin about n; in the position stage both with the anchors'
-    drift, pd0 and pturn, to take back), in the tangent frame (t1, t2, n).
+    centre: linear, in the position stage the mean over the step,
+    d/h = patch_disp0/h + u - patch_vel0 (contacts/rows.py), and spin about n; in the
+    position stage both with the anchors' drift, patch_disp0 and pturn, to take back), in
+    the tangent frame (t1, t2, n).
     Returns (c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok); ok False if K is singular."""
     n = C.normal[f]
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     ux, uy, uz = relative_velocity(B, C, f, g[0], g[1])
     if stage == STAGE_POSITION:
-        ux += C.pd0[f, 0] / h - C.pu0[f, 0]
-        uy += C.pd0[f, 1] / h - C.pu0[f, 1]
-        uz += C.pd0[f, 2] / h - C.pu0[f, 2]
+        ux += C.patch_disp0[f, 0] / h - C.patch_vel0[f, 0]
+        uy += C.patch_disp0[f, 1] / h - C.patch_vel0[f, 1]
+        uz += C.patch_disp0[f, 2] / h - C.patch_vel0[f, 2]
     spin = C.pturn[f] / h if stage == STAGE_POSITION else 0.0   # (anchors' turn back)
     for side in range(2):
         body = C.body[f, side]
@@ -184,7 +185,7 @@ def patch_friction(B, heavy, C, i, stage, h, shock):
 @njit(cache=True, inline='always')
 def _slide_and_twist(B, heavy, C, f, stage, h, shock, acc_t, col, normal_total):
     """patch_friction's Coulomb part: the linear impulse and the twist of patch f."""
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     radius = C.prad[f]
     k = C.kpatch[f] if C.keff[f] > 0.0 else C.pk[f, 1 if shock else 0]
     c1, c2, c3, o1, o2, o3, s1, s2, u1, u2, ok = _demand(B, C, f, stage, h, k, acc_t, col)
@@ -229,7 +230,7 @@ def rolling_friction(B, heavy, C, f, col, normal_total):
     (not heavy); sticking impulse l = -K^-1 u, then the accumulated one is scaled back onto
     the cone. (Through a joint tree the free bodies' K is used: the loop corrects the rest.)
     Returns the velocity change caused at the distance mu_r (a point speed, m/s)."""
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     t1, t2 = g[2], g[3]
     u1 = u2 = 0.0
     k11 = k12 = k22 = 0.0
@@ -267,7 +268,7 @@ def rolling_friction(B, heavy, C, f, col, normal_total):
     for i in range(3):
         acc[i] = c1 * t1[i] + c2 * t2[i]
     lx, ly, lz = d1 * t1[0] + d2 * t2[0], d1 * t1[1] + d2 * t2[1], d1 * t1[2] + d2 * t2[2]
-    push_pair(B, heavy, C.body[f], C.pgeo[f], 0.0, 0.0, 0.0, lx, ly, lz)
+    push_pair(B, heavy, C.body[f], C.patch_frame[f], 0.0, 0.0, 0.0, lx, ly, lz)
     e1, e2 = k11 * d1 + k12 * d2, k12 * d1 + k22 * d2
     return np.sqrt(e1 * e1 + e2 * e2) * C.coef[f, 4]
 

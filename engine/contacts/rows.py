@@ -2,8 +2,8 @@
 once per stage (contacts/solve.py visits the rows, contacts/friction.py the patches).
 
 Row c (one contact point, arms r_A, r_B, normal n from B to A): its normal response
-    knn = n^T K n,   K = K_A(r_A) + K_B(r_B),   K_i(r) = E/m_i - [r]x A_i [r]x,
-    i.e. knn = sum over the moving sides of 1/m + (r x n) . A (r x n),
+    k_normal = n^T K n,   K = K_A(r_A) + K_B(r_B),   K_i(r) = E/m_i - [r]x A_i [r]x,
+    i.e. k_normal = sum over the moving sides of 1/m + (r x n) . A (r x n),
 in two variants: [0] both bodies as they are (the loops), [1] as the shock pass sees it, the
 body of the lower layer infinitely heavy (contacts.shock_pass; needs contacts.layers first).
 
@@ -18,12 +18,12 @@ Linearised look-ahead (position stage). The predicted gap of row c,
 moves with the bodies' velocities as dg' = h n . du (exact for the centres, s(t+h) = s + v h
 + g h^2/2; to first order in the rotation's change for the arms). snapshot() takes the
 exact look-ahead of every row (g0, and the relative normal velocity un0 at that moment),
-and of every patch the mean displacement over the step (pd0) and the relative velocity at
-its centre (pu0); between snapshots a visit reads
-    g' = g0 + h (u_n - un0),   d = pd0 + h (u_x - pu0),
-with no Taylor series per visit. pd0 also holds the rows' mean anchor drift, and pturn the
-patch's turn from it (friction anchors, contacts/system.py), so a sticking patch's friction
-in the position stage takes back what it crept in earlier steps. The loops take a new
+and of every patch the mean displacement over the step (patch_disp0) and the relative
+velocity at its centre (patch_vel0); between snapshots a visit reads
+    g' = g0 + h (u_n - un0),   d = patch_disp0 + h (u_x - patch_vel0),
+with no Taylor series per visit. patch_disp0 also holds the rows' mean anchor drift, and
+pturn the patch's turn from it (friction anchors, contacts/system.py), so a sticking patch's
+friction in the position stage takes back what it crept in earlier steps. The loops take a new
 snapshot every few cycles and before they stop, so they end on the exact look-ahead
 (solvers/iterative.py, rounds.py); the shock pass after them works on the last snapshot,
 and depth_projection.py removes what depth the step still leaves.
@@ -44,6 +44,33 @@ TINY = 1e-12
 MEAN_OVER_RMS = (np.sqrt(2.0) + np.arcsinh(1.0)) / 3.0 / np.sqrt(2.0 / 3.0)   # a square's
 SLIDE_SPEED = 1e-3         # [m/s] a patch sliding faster when a stage begins has the dynamic
                            # friction cone in that stage, else the static one
+# Contacts.collision: NOT_COLLIDING, or collision_code(round, by_poisson) for a row that
+# collides this step in that collision round (contacts.collide): 2 round + 1 where its
+# target is Newton's (or 0: a slow row), 2 round + 2 for a fast row under Poisson's law (its
+# restitution impulse e I_n follows the compression sweeps)
+NOT_COLLIDING = 0
+
+
+@njit(cache=True, inline='always')
+def collision_code(rnd, by_poisson):
+    return 2 * rnd + (2 if by_poisson else 1)
+
+
+@njit(cache=True, inline='always')
+def colliding(C, c):
+    return C.collision[c] != NOT_COLLIDING
+
+
+@njit(cache=True, inline='always')
+def collision_round(C, c):
+    """The collision round row c collides in this step; -1 if it does not."""
+    return (C.collision[c] - 1) // 2 if C.collision[c] != NOT_COLLIDING else -1
+
+
+@njit(cache=True, inline='always')
+def by_poisson(C, c):
+    """Does row c collide under Poisson's law (fast, with restitution_law = poisson)?"""
+    return C.collision[c] != NOT_COLLIDING and C.collision[c] % 2 == 0
 
 
 @njit(cache=True, inline='always')
@@ -99,7 +126,7 @@ def _patch_k(B, C, f, shock, k):
     linear impulse along t1 (j = 0), t2 (1) at the centre, or a unit angular impulse about
     n (2); + on A, - on B, summed over the moving sides (response of -x on B is -du, and it
     enters the relative velocity with -1 again)."""
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     for i in range(3):
         for j in range(3):
             k[i, j] = 0.0
@@ -154,7 +181,7 @@ def _counts(B, C, c, stage, h, gx, gy, gz):
     radius towards points that never touch); the velocity correction: rows that took
     impulse in the position stage."""
     if stage == STAGE_COLLISION:
-        return C.flag[c] != 0
+        return colliding(C, c)
     if stage == STAGE_VELOCITY:
         return C.acc_n[c] > 0.0
     gap = -C.depth[c]
@@ -195,10 +222,10 @@ def _twist_radius(k, cap, face, spread):
 
 @njit(cache=True, **NO_REFCOUNT)
 def _patch_geometry(B, C, f, stage, h, gx, gy, gz):
-    """Centre arms, tangents and R of patch f into C.pgeo[f] / C.prad[f] from the rows
+    """Centre arms, tangents and R of patch f into C.patch_frame[f] / C.prad[f] from the rows
     that act in this stage (_counts), in one pass; returns how many."""
     a, b = C.body[f, 0], C.body[f, 1]
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     cx = cy = cz = 0.0          # sum of the rows' midpoints
     ax = ay = az = 0.0          # sum of A's arms, and of their squares
     sq = 0.0
@@ -238,7 +265,7 @@ def _patch_geometry(B, C, f, stage, h, gx, gy, gz):
 def _slip_speed(B, C, f):
     """Patch f's relative sliding speed now: the tangential relative velocity at its centre,
     and its relative spin about n times R."""
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     n = C.normal[f]
     ux, uy, uz = relative_velocity(B, C, f, g[0], g[1])
     un = n[0] * ux + n[1] * uy + n[2] * uz
@@ -253,7 +280,7 @@ def _slip_speed(B, C, f):
 
 @njit(cache=True, **NO_REFCOUNT)
 def prepare_rows(B, C, stage, shock, h, settings, rnd=-1):
-    """knn of every row and geometry and K of every patch for this stage (step h), at the
+    """k_normal of every row and geometry and K of every patch for this stage (step h), at the
     current arms (contacts.prepare); the shock variant too where shock is True. The
     collision stage prepares only the patches that hold a colliding row (the others get
     prows 0); its later rounds (contacts.collide, rnd >= 0) only those that hold a row of
@@ -269,8 +296,8 @@ def prepare_rows(B, C, stage, shock, h, settings, rnd=-1):
             f = end
             continue
         for c in range(f, end):
-            C.knn[c, 0] = _row_knn(B, C, c, False)
-            C.knn[c, 1] = _row_knn(B, C, c, True) if shock else C.knn[c, 0]
+            C.k_normal[c, 0] = _row_knn(B, C, c, False)
+            C.k_normal[c, 1] = _row_knn(B, C, c, True) if shock else C.k_normal[c, 0]
             C.split[c] = C.depth[c] > SPLIT_DEPTH and (C.free[C.body[c, 0]]
                                                        or C.free[C.body[c, 1]])
         C.prows[f] = _patch_geometry(B, C, f, stage, h, gx, gy, gz)
@@ -290,9 +317,9 @@ def prepare_rows(B, C, stage, shock, h, settings, rnd=-1):
 @njit(cache=True, inline='always')
 def _any_colliding(C, f, end, rnd):
     """Does patch f (rows f .. end - 1) hold a colliding row (of round rnd, if rnd >= 0;
-    contacts.collide's flags: 2 rnd + 1 or 2 rnd + 2)?"""
+    contacts.collide's Contacts.collision)?"""
     for c in range(f, end):
-        if C.flag[c] != 0 and (rnd < 0 or (C.flag[c] - 1) // 2 == rnd):
+        if colliding(C, c) and (rnd < 0 or collision_round(C, c) == rnd):
             return True
     return False
 
@@ -349,10 +376,10 @@ def _surface_point(B, C, c, side, h):
 
 @njit(cache=True, **NO_REFCOUNT)
 def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
-    """Exact look-ahead of every row and patch (module docstring: g0, un0, pd0, pu0).
+    """Exact look-ahead of every row and patch (module docstring: g0, un0, patch_disp0, patch_vel0).
     Returns the largest position correction [m] a row still wants: its predicted
     penetration, or for a row that holds impulse but would open, the gap its impulse can
-    take back (acc_n knn h)."""
+    take back (acc_n k_normal h)."""
     worst = 0.0
     for c in range(C.body.shape[0]):
         for side in range(2):
@@ -372,18 +399,18 @@ def snapshot(B, C, h, order, gravity, scratch_a, scratch_x):
         if g < 0.0:
             worst = max(worst, -g)
         elif C.acc_n[c] > 0.0:
-            worst = max(worst, min(g, C.acc_n[c] * C.knn[c, 0] * h))
+            worst = max(worst, min(g, C.acc_n[c] * C.k_normal[c, 0] * h))
         f = C.first[c]
         if f == c:
-            C.pd0[f, 0] = C.pd0[f, 1] = C.pd0[f, 2] = 0.0
+            C.patch_disp0[f, 0] = C.patch_disp0[f, 1] = C.patch_disp0[f, 2] = 0.0
         w = 1.0 / C.pcount[f]          # (+ the row's anchor drift: friction anchors)
-        C.pd0[f, 0] += w * (dx + C.drift[c, 0])
-        C.pd0[f, 1] += w * (dy + C.drift[c, 1])
-        C.pd0[f, 2] += w * (dz + C.drift[c, 2])
+        C.patch_disp0[f, 0] += w * (dx + C.drift[c, 0])
+        C.patch_disp0[f, 1] += w * (dy + C.drift[c, 1])
+        C.patch_disp0[f, 2] += w * (dz + C.drift[c, 2])
         if f == c:
-            g3 = C.pgeo[f]
+            g3 = C.patch_frame[f]
             ux, uy, uz = relative_velocity(B, C, c, g3[0], g3[1])
-            C.pu0[f, 0], C.pu0[f, 1], C.pu0[f, 2] = ux, uy, uz
+            C.patch_vel0[f, 0], C.patch_vel0[f, 1], C.patch_vel0[f, 2] = ux, uy, uz
             C.pturn[f] = _patch_turn(C, f)
     return worst
 
@@ -394,7 +421,7 @@ def _patch_turn(C, f):
     (friction anchors, contacts/system.py): a turn phi moves a point at arm r from the
     patch centre by phi n x r, so phi = sum n.(r x e) / sum |r_t|^2 (r_t: r in the plane)."""
     n = C.normal[f]
-    g = C.pgeo[f]
+    g = C.patch_frame[f]
     num = 0.0
     den = 0.0
     for c in range(f, f + C.pcount[f]):

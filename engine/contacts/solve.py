@@ -46,7 +46,7 @@ from ..clock import monotonic_ns
 from ..jitopts import NO_REFCOUNT
 from ..state import (
     RESTITUTION_POISSON,
-    S_CONTACT_SWEEPS,
+    S_CONTACT_CYCLES,
     S_EPS_VEL,
     S_GX,
     S_REST_SPEED,
@@ -62,10 +62,15 @@ from ..state import (
 )
 from .friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
 from .rows import (
+    NOT_COLLIDING,
     STAGE_COLLISION,
     STAGE_POSITION,
     STAGE_VELOCITY,
     TOUCH_GAP,
+    by_poisson,
+    colliding,
+    collision_code,
+    collision_round,
     gap_base,
     prepare_rows,
     relative_velocity,
@@ -109,7 +114,7 @@ def begin_step(B, C):
         C.acc_n[c] = 0.0
         C.acc_v[c] = 0.0
         C.acc_c[c] = 0.0
-        C.flag[c] = 0
+        C.collision[c] = NOT_COLLIDING
         C.acc_w[c, 0] = 0.0
         C.acc_w[c, 1] = 0.0
         for i in range(3):
@@ -125,7 +130,7 @@ def _knn_of(C, c, shock):
     (solvers/contact_tree.py), else of the two bodies (contacts/rows.py)."""
     if C.keff[c] > 0.0:
         return C.keff[c]
-    return C.knn[c, 1 if shock else 0]
+    return C.k_normal[c, 1 if shock else 0]
 
 
 @njit(cache=True, inline='always')
@@ -157,7 +162,7 @@ def _warm_patch(B, C, f, velocity_stage, scale):
     tx = ty = tz = tw = 0.0
     total = 0.0
     for c in range(f, f + C.pcount[f]):
-        if (C.acc_n[c] <= 0.0) if velocity_stage else (C.flag[c] != 0):
+        if (C.acc_n[c] <= 0.0) if velocity_stage else colliding(C, c):
             continue
         wn = C.warm[c, cn] * scale
         if wn > 0.0:
@@ -270,14 +275,14 @@ def collide(B, C, h, settings, stats, target, shock):
     pile's resting rows, are left to the position loop); earlier rounds' rows are not
     visited again, so an
     elastic chain hands the striker's speed on ball by ball. Each row collides once a
-    step; more than contact_sweeps rounds count as a cap hit (T_CAP_HIT)."""
+    step; more than contact_cycles rounds count as a cap hit (T_CAP_HIT)."""
     nc = C.body.shape[0]
     thr = settings[S_REST_SPEED]
     eps = settings[S_EPS_VEL]
     poisson = int(settings[S_RESTITUTION_LAW]) == RESTITUTION_POISSON
-    max_rounds = int(settings[S_CONTACT_SWEEPS])
+    max_rounds = int(settings[S_CONTACT_CYCLES])
     for c in range(nc):   # the collision rounds accumulate on their own (save: scratch)
-        C.flag[c] = 0
+        C.collision[c] = NOT_COLLIDING
         C.save[c, 0] = C.acc_n[c]
         C.acc_n[c] = 0.0
         C.save[c, 5] = C.acc_w[c, 0]
@@ -292,7 +297,7 @@ def collide(B, C, h, settings, stats, target, shock):
     while True:
         new = 0
         for c in range(nc):
-            if C.flag[c] != 0:
+            if colliding(C, c):
                 continue
             un = _normal_velocity(B, C, c)
             # round 0: every touching row that approaches; later rounds: those that a
@@ -300,7 +305,7 @@ def collide(B, C, h, settings, stats, target, shock):
             if un < (-eps if rnd == 0 else -thr) and -C.depth[c] < TOUCH_GAP \
                     and -C.depth[c] + un * h < 0.0:
                 fast = -un > thr
-                C.flag[c] = 2 * rnd + (2 if (fast and poisson) else 1)
+                C.collision[c] = collision_code(rnd, fast and poisson)
                 e = C.coef[c, 0] if fast else 0.0
                 target[c] = 0.0 if poisson else -e * un
                 new += 1
@@ -308,8 +313,8 @@ def collide(B, C, h, settings, stats, target, shock):
             break
         if rnd == max_rounds:
             for c in range(nc):        # not taken this step: left to the position loop
-                if C.flag[c] != 0 and (C.flag[c] - 1) // 2 == rnd:
-                    C.flag[c] = 0
+                if collision_round(C, c) == rnd:
+                    C.collision[c] = NOT_COLLIDING
             stats[T_CAP_HIT] += 1
             break
         count += new
@@ -318,7 +323,7 @@ def collide(B, C, h, settings, stats, target, shock):
         rnd += 1
     # the collision impulses stay: the position stage starts its own accumulation
     for c in range(nc):
-        if C.flag[c] != 0:
+        if colliding(C, c):
             C.acc_c[c] += C.acc_n[c]
         C.acc_n[c] = C.save[c, 0]
         C.acc_w[c, 0] = C.save[c, 5]
@@ -331,7 +336,7 @@ def collide(B, C, h, settings, stats, target, shock):
 
 @njit(cache=True, inline='always')
 def _in_round(C, c, rnd):
-    return C.flag[c] != 0 and (C.flag[c] - 1) // 2 == rnd
+    return collision_round(C, c) == rnd
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -344,7 +349,7 @@ def _collide_round(B, C, settings, target, eps, poisson, rnd):
     if poisson:
         for c in range(nc):
             p = C.coef[c, 0] * C.acc_n[c]
-            if _in_round(C, c, rnd) and C.flag[c] % 2 == 0 and p > 0.0:
+            if _in_round(C, c, rnd) and by_poisson(C, c) and p > 0.0:
                 C.acc_n[c] += p
                 _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1],
                       p * C.normal[c, 2])
@@ -358,7 +363,7 @@ def _collide_round(B, C, settings, target, eps, poisson, rnd):
 def _collision_sweeps(B, C, settings, target, eps, rnd):
     """Gauss-Seidel over the colliding contacts of round rnd towards u_n >= u_n* (no pull),
     patch friction after each patch's last row (on the normal impulse of all rounds)."""
-    sweeps = int(settings[S_CONTACT_SWEEPS])
+    sweeps = int(settings[S_CONTACT_CYCLES])
     # the round's rows lie between order positions lo and hi (patches are consecutive in
     # the order): a later round of a few rows does not sweep the whole pile
     lo, hi = C.order.shape[0], -1
@@ -372,16 +377,16 @@ def _collision_sweeps(B, C, settings, target, eps, rnd):
         for i in range(lo, hi + 1):
             c = C.order[i]
             if _in_round(C, c, rnd):
-                knn = C.knn[c, 0]
-                if knn > TINY:
-                    p = (target[c] - _normal_velocity(B, C, c)) / knn  # (u_n* - u_n)/(n^T K n)
+                k_normal = C.k_normal[c, 0]
+                if k_normal > TINY:
+                    p = (target[c] - _normal_velocity(B, C, c)) / k_normal  # (u_n* - u_n)/(n^T K n)
                     new = max(C.acc_n[c] + p, 0.0)
                     p = new - C.acc_n[c]
                     C.acc_n[c] = new
                     if p != 0.0:
                         _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1],
                               p * C.normal[c, 2])
-                    worst = max(worst, abs(p) * knn)
+                    worst = max(worst, abs(p) * k_normal)
             if is_patch_end(C, i, 1):
                 worst = max(worst, patch_friction(B, C.heavy, C, i, STAGE_COLLISION, 1.0,
                                                   False))
@@ -400,16 +405,16 @@ def correct_position(B, C, c, heavy, h, shock):
     acc = C.acc_n[c]
     if g >= 0.0 and acc <= 0.0:
         return 0.0                                    # apart: nothing to do
-    knn = _knn_of(C, c, shock)
-    if knn <= TINY:
+    k_normal = _knn_of(C, c, shock)
+    if k_normal <= TINY:
         return 0.0
-    p = -g / (h * knn)                                # p = (n^T K n)^-1 (-g'/h)
+    p = -g / (h * k_normal)                                # p = (n^T K n)^-1 (-g'/h)
     new = max(acc + p, 0.0)
     p = new - acc
     C.acc_n[c] = new
     if p != 0.0:
         _push(B, heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1], p * C.normal[c, 2])
-    return abs(p) * knn
+    return abs(p) * k_normal
 
 
 @njit(cache=True, inline='always')
@@ -435,16 +440,16 @@ def correct_velocity(B, C, c, shock):
     un = _normal_velocity(B, C, c)
     if un >= 0.0 and C.acc_v[c] <= 0.0:
         return 0.0
-    knn = _knn_of(C, c, shock)
-    if knn <= TINY:
+    k_normal = _knn_of(C, c, shock)
+    if k_normal <= TINY:
         return 0.0
-    p = -un / knn
+    p = -un / k_normal
     new = max(C.acc_v[c] + p, 0.0)
     p = new - C.acc_v[c]
     C.acc_v[c] = new
     if p != 0.0:
         _push(B, C.heavy, C, c, p * C.normal[c, 0], p * C.normal[c, 1], p * C.normal[c, 2])
-    return abs(p) * knn
+    return abs(p) * k_normal
 
 
 @njit(cache=True, inline='always')
@@ -512,7 +517,7 @@ def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
     of Gauss-Seidel cycles). C.order lists the contacts by descending layer. Past deadline
     (monotonic ns, 0: none) each layer gets one sweep only (anytime).
     Returns the number of contact visits."""
-    sweeps = int(settings[S_CONTACT_SWEEPS])
+    sweeps = int(settings[S_CONTACT_CYCLES])
     nc = C.body.shape[0]
     order_idx = C.order
     visits = 0

@@ -371,7 +371,7 @@ class ContactSystem:
             before, after, largest, _ = depth_projection.project(
                 B.pos, group, inv_mass, free, np.stack([cs.body_a, cs.body_b], axis=1),
                 np.ascontiguousarray(cs.normal), np.ascontiguousarray(cs.depth),
-                0.1 * SPLIT_DEPTH, 4 * w.settings.contact_sweeps, np.empty(n), shift, moved)
+                0.1 * SPLIT_DEPTH, 4 * w.settings.contact_cycles, np.empty(n), shift, moved)
             stats[S.T_DEPTH] = after
             # done: nothing deep; or all pushed out by shifts smaller than the detection
             # margin (no pair the detection did not list can have been reached)

@@ -51,7 +51,7 @@ STATIC_NAME = "world_geoms"     # the world body's own geoms (floors): a fixed b
 # included), tight tolerances and 30 contact sweeps: a servo-held quadruped on its feet
 # stands within 5 mm at h = 1/60 (tests/test_import_stand.py; with the defaults 1e-5, 10
 # sweeps it hops and falls over)
-SETTINGS = {"solver": "tree", "eps_pos": 1e-7, "eps_vel": 1e-6, "contact_sweeps": 30,
+SETTINGS = {"solver": "tree", "eps_pos": 1e-7, "eps_vel": 1e-6, "contact_cycles": 30,
             "contact_tolerance": 1e-7}
 
 

@@ -641,7 +641,7 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
 @njit(cache=True, **NO_REFCOUNT)
 def limit_velocity_rows(B, J, j, eps, s, motor_counts):
     """P-step 4 for the limits: at a stop, remove the velocity that drives into it; and the
-    motor's velocity row, only while motor_counts (the loop's first contact_sweeps rounds,
+    motor's velocity row, only while motor_counts (the loop's first contact_cycles rounds,
     as for the contacts: coupled motors converge slowly against the joints' solves, and a
     motor is no constraint -- the joints' rows then finish without it)."""
     err = 0.0

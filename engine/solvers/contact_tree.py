@@ -118,7 +118,7 @@ def set_keff(B, J, W, C):
         C.keff[c] = n[0] * ux + n[1] * uy + n[2] * uz
         if C.first[c] != c or C.prows[c] == 0:
             continue
-        g = C.pgeo[c]          # the patch's centre arms and tangents (contacts/rows.py)
+        g = C.patch_frame[c]          # the patch's centre arms and tangents (contacts/rows.py)
         ra, rb = g[0], g[1]
         t1x, t1y, t1z, t2x, t2y, t2z = g[2, 0], g[2, 1], g[2, 2], g[3, 0], g[3, 1], g[3, 2]
         k = C.kpatch[c]

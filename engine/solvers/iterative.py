@@ -16,7 +16,7 @@ The stages it drives (Schmitt sec. 5-6, design.md sec. 2):
     velocities, halve h and do the step as two halves (recursively, up to max_halvings);
  3. P-step 3: advance every body ballistically;
  4. P-step 4 (optional): velocity correction at t + h until every |du| <= eps_vel (contacts:
-    contact_sweeps cycles, then the velocity shock pass).
+    contact_cycles cycles, then the velocity shock pass).
 "Checks" count P-step-1 visits (the report's Table 9.2 unit); "impulses" count corrections.
 
 The loops unpack the Bodies/Joints tuples once and hand the member arrays on one by one:
@@ -37,12 +37,12 @@ from ..joints import BALL, dispatch, generic, spring
 from ..motion import advance_body, world_inertia
 from ..state import (
     S_BUDGET_NS,
-    S_CONTACT_SWEEPS,
+    S_CONTACT_CYCLES,
     S_CONTACT_TOL,
     S_EPS_POS,
     S_EPS_VEL,
     S_GX,
-    S_MAX_SWEEPS,
+    S_MAX_CYCLES,
     S_ORDER,
     S_SPRING_ITERATED,
     S_TIME,
@@ -127,11 +127,11 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
         return True
     eps = settings[S_EPS_POS]
     eps_c = max(eps, settings[S_CONTACT_TOL])
-    contact_cycles = int(settings[S_CONTACT_SWEEPS])
+    contact_cycles = int(settings[S_CONTACT_CYCLES])
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
     t = settings[S_TIME]
-    max_checks = int(settings[S_MAX_SWEEPS]) * items
+    max_checks = int(settings[S_MAX_CYCLES]) * items
     budget = int(settings[S_BUDGET_NS])
     kind, body, arm, kinv, enabled, joint_err = J.kind, J.body, J.arm, J.kinv, J.enabled, J.err
     static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
@@ -258,7 +258,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
 @njit(cache=True, **NO_REFCOUNT)
 def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     """P-step 4: cyclic velocity correction of the joints and touching contacts at t + h.
-    Contacts take part for contact_sweeps cycles, or until monotonic_ns() passes deadline
+    Contacts take part for contact_cycles cycles, or until monotonic_ns() passes deadline
     (0: none); the joints always run to eps_vel or the cap (cutting them short lets a
     budget-starved tree_255 diverge)."""
     m = J.kind.shape[0]
@@ -266,8 +266,8 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     if items == 0:
         return
     eps = settings[S_EPS_VEL]
-    contact_cycles = int(settings[S_CONTACT_SWEEPS])
-    max_checks = int(settings[S_MAX_SWEEPS]) * items
+    contact_cycles = int(settings[S_CONTACT_CYCLES])
+    max_checks = int(settings[S_MAX_CYCLES]) * items
     kind, body, arm, kinv, enabled = J.kind, J.body, J.arm, J.kinv, J.enabled
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
@@ -278,7 +278,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     contacts_on = True
     while since < items and checks < max_checks:
         if idx >= m:
-            # contacts: contact_sweeps cycles here, then the velocity shock pass finishes
+            # contacts: contact_cycles cycles here, then the velocity shock pass finishes
             # the stacks (and the joints may finish against the contacts' impulses)
             if contacts_on and cycles < contact_cycles:
                 err, corrected = contacts.visit_velocity(B, C, idx - m, 1, eps, False)

@@ -15,10 +15,10 @@ Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
   the change it wants points back inside the limit (at most twice per step).
   The matrix depends only on the arms and inertias at t, so it is factored once per time
   point and kept (also from the velocity stage at t + h to the next step's position stage,
-  which sees the same configuration). Same tolerance, iteration cap (max_iterations rounds),
+  which sees the same configuration). Same tolerance, iteration cap (max_cycles rounds),
   divergence test (step halving) and anytime budget as the iterative loop (stopping.py).
 Contacts (engine/contacts/solve.py) are Gauss-Seidel rows of step 1 too, visited in the contact
-order for the first contact_sweeps rounds (the last of them without asking for another
+order for the first contact_cycles rounds (the last of them without asking for another
 round), as in the iterative loop: block Gauss-Seidel of an exact joint solve and the
 contacts, so a servo-driven tree standing on the ground keeps its joints exact.
 Velocity stage (P-step 4): the same with du_j = u_b - u_a; without other joints one solve.
@@ -39,12 +39,12 @@ from ..joints import A_BOUND, A_MOTOR, A_SAT, BALL, dispatch, generic, jacobian,
 from ..joints.ball import position_error
 from ..state import (
     S_BUDGET_NS,
-    S_CONTACT_SWEEPS,
+    S_CONTACT_CYCLES,
     S_CONTACT_TOL,
     S_EPS_POS,
     S_EPS_VEL,
     S_GX,
-    S_MAX_SWEEPS,
+    S_MAX_CYCLES,
     S_ORDER,
     S_SPRING_ITERATED,
     S_TIME,
@@ -227,10 +227,10 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
         return True
     eps = settings[S_EPS_POS]
     eps_c = max(eps, settings[S_CONTACT_TOL])
-    contact_rounds = int(settings[S_CONTACT_SWEEPS])
+    contact_rounds = int(settings[S_CONTACT_CYCLES])
     order = int(settings[S_ORDER])
     gravity = settings[S_GX:S_GX + 3]
-    max_rounds = int(settings[S_MAX_SWEEPS])
+    max_rounds = int(settings[S_MAX_CYCLES])
     budget = int(settings[S_BUDGET_NS])
     t = settings[S_TIME]
     kind, body, arm, kinv, joint_err = J.kind, J.body, J.arm, J.kinv, J.err
@@ -371,7 +371,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
 @njit(cache=True, **NO_REFCOUNT)
 def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     """P-step 4 at t + h: global solves of the relative joint velocities (Gauss-Seidel for
-    the other joints, the tree joints' limits and, for contact_sweeps rounds or until
+    the other joints, the tree joints' limits and, for contact_cycles rounds or until
     monotonic_ns() passes deadline (0: none), the contacts in between) until every error
     <= eps_vel or the cap. A motor's velocity row runs with its joint's limits
     (generic.motor_velocity_row), outside the global solve."""
@@ -387,9 +387,9 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     if routed:
         contact_tree.set_keff(B, J, W, C)
     eps = settings[S_EPS_VEL]
-    contact_rounds = int(settings[S_CONTACT_SWEEPS])
+    contact_rounds = int(settings[S_CONTACT_CYCLES])
     contacts_on = nc > 0
-    max_rounds = int(settings[S_MAX_SWEEPS])
+    max_rounds = int(settings[S_MAX_CYCLES])
     kind, body, arm, kinv = J.kind, J.body, J.arm, J.kinv
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
