@@ -1,4 +1,4 @@
-"""Per-frame series for the Stats panel: energy, step cost, iterations, residuals; and the
+"""Per-frame series for the Stats panel: energy, step cost, cycles, residuals; and the
 tally of every step that missed its tolerances."""
 from __future__ import annotations
 

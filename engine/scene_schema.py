@@ -4,6 +4,8 @@ Unknown keys are errors everywhere (additionalProperties: false). Every physical
 has bounds (README "Limits", like MuJoCo's documented limits): beyond them the engine's
 double-precision arithmetic, its tolerances or its step would not mean anything.
 """
+from .shape_kinds import KIND_NAMES, SIZE_KEYS
+
 VERSION = 1
 
 # Bounds (SI units). Coordinates: positions, anchors, camera; sizes: shape dimensions.
@@ -49,7 +51,9 @@ _color = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 
           "minItems": 3, "maxItems": 4}
 
 
-def _shape(kind, required, props):
+def _shape(kind, props):
+    required = list(SIZE_KEYS[kind])
+    assert sorted(required) == sorted(props), kind     # shape_kinds.SIZE_KEYS: one table
     return {
         "type": "object",
         "properties": {"type": {"const": kind}, "position": _vec3, "orientation": _quat,
@@ -62,17 +66,17 @@ def _shape(kind, required, props):
 SHAPE = {
     "type": "object",
     "required": ["type"],
-    "properties": {"type": {"enum": ["plane", "sphere", "box", "capsule", "cylinder", "hull"]}},
+    "properties": {"type": {"enum": list(KIND_NAMES)}},
     "allOf": [
         {"if": {"properties": {"type": {"const": k}}}, "then": s} for k, s in [
-            ("plane", _shape("plane", [], {})),
-            ("sphere", _shape("sphere", ["radius"], {"radius": _size})),
-            ("box", _shape("box", ["size"], {"size": _vec(3, _size)})),
-            ("capsule", _shape("capsule", ["radius", "length"],
+            ("plane", _shape("plane", {})),
+            ("sphere", _shape("sphere", {"radius": _size})),
+            ("box", _shape("box", {"size": _vec(3, _size)})),
+            ("capsule", _shape("capsule",
                                {"radius": _size, "length": _num(0, SIZE[1])})),
-            ("cylinder", _shape("cylinder", ["radius", "height"],
+            ("cylinder", _shape("cylinder",
                                 {"radius": _size, "height": _size})),
-            ("hull", _shape("hull", ["points"], {"points": {
+            ("hull", _shape("hull", {"points": {
                 "type": "array", "items": _vec(3, _num(-SIZE[1], SIZE[1])), "minItems": 4,
                 "maxItems": 10000}})),
         ]

@@ -1,9 +1,7 @@
 """Shape specs from scene files -> shape table rows, and their mass properties.
 
-Kinds (shared with collision and rendering): PLANE=0, SPHERE=1, BOX=2, CAPSULE=3,
-CYLINDER=4, HULL=5. Capsules and cylinders lie along the local Y axis; a plane is the
-local XZ plane with normal +Y (static bodies only). Internal sizes: sphere (r,0,0); box half
-extents; capsule (r, half segment length, 0); cylinder (r, half height, 0).
+Kinds: shape_kinds.py (shared with collision and rendering). Internal sizes: sphere
+(r,0,0); box half extents; capsule (r, half segment length, 0); cylinder (r, half height, 0).
 Mass properties of a unit-density shape about its own centre, in its own frame:
     sphere  V = 4/3 pi r^3,          I = 2/5 r^2 V (all axes)
     box     V = 8 a b c,             I_x = V (b^2 + c^2)/3 (half extents a, b, c)
@@ -14,11 +12,7 @@ Mass properties of a unit-density shape about its own centre, in its own frame:
 """
 import numpy as np
 
-from .collision.shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE  # one definition
-
-KIND_BY_NAME = {"plane": PLANE, "sphere": SPHERE, "box": BOX, "capsule": CAPSULE,
-                "cylinder": CYLINDER, "hull": HULL}
-NAME_BY_KIND = {v: k for k, v in KIND_BY_NAME.items()}
+from .shape_kinds import BOX, CAPSULE, CYLINDER, HULL, KIND_BY_NAME, PLANE, SPHERE  # noqa: F401
 
 
 def shape_size(spec):

@@ -5,9 +5,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-PLANE, SPHERE, BOX, CAPSULE, CYLINDER, HULL = range(6)
-KIND_NAMES = {PLANE: "plane", SPHERE: "sphere", BOX: "box", CAPSULE: "capsule",
-              CYLINDER: "cylinder", HULL: "hull"}
+from impulse.engine.shape_kinds import (  # noqa: F401  (the engine's codes)
+    BOX,
+    CAPSULE,
+    CYLINDER,
+    HULL,
+    KIND_NAMES,
+    PLANE,
+    SPHERE,
+)
 
 FLAG_HOVER, FLAG_SELECTED, FLAG_UNLIT, FLAG_WIRE = 1, 2, 4, 8
 

@@ -11,11 +11,10 @@ from impulse.app.editor import EditBody, EditJoint, RenameBody, SetMotion
 from impulse.app.ui import widgets as W
 from impulse.app.ui.layout import place
 from impulse.engine.contacts.system import material_of
+from impulse.engine.shape_kinds import SIZE_KEYS
 
-SHAPE_FIELDS = {"sphere": (("radius", "radius"),),
-                "box": (("size", "size"),),
-                "capsule": (("radius", "radius"), ("length", "length")),
-                "cylinder": (("radius", "radius"), ("height", "height"))}
+SHAPE_FIELDS = {kind: tuple((key, key) for key in keys)   # label, key; hulls: in the file
+                for kind, keys in SIZE_KEYS.items() if kind != "hull"}
 
 
 def quat_to_euler_deg(q) -> list[float]:

@@ -1,4 +1,4 @@
-"""Stats and plots: fps, step cost, iterations, residuals, halvings, contacts, energy."""
+"""Stats and plots: fps, step cost, cycles, residuals, halvings, contacts, energy."""
 from __future__ import annotations
 
 import numpy as np
@@ -93,7 +93,7 @@ def draw_stats_panel(app) -> None:
         _plot("energy [J]", [("kinetic", s.array("kinetic")), ("potential", s.array("potential")),
                              ("total", s.array("total"))], t,
               imgui.get_content_region_avail().y - 30)
-        if imgui.collapsing_header("Iterations and errors"):
+        if imgui.collapsing_header("Cycles and errors"):
             imgui.text_wrapped(tally.line())
             _tolerance_tooltip(tally)
             imgui.text(f"residual {last.get('pos_err', 0):.1e} m, "

@@ -16,15 +16,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..shape_kinds import BOX, CAPSULE, CYLINDER, HULL, KIND_NAMES, PLANE, SPHERE  # noqa: F401
 from .vec import add, col, dot, rot, v3
-
-PLANE = 0
-SPHERE = 1
-BOX = 2
-CAPSULE = 3
-CYLINDER = 4
-HULL = 5
-KIND_NAMES = ("plane", "sphere", "box", "capsule", "cylinder", "hull")
 
 BIG = 1e30  # "infinite" AABB bound of a plane
 
