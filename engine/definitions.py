@@ -16,6 +16,7 @@ tests/test_definitions.py checks object by object, so the two cannot drift apart
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from dataclasses import dataclass, field, fields
 
@@ -295,13 +296,17 @@ def _convert(hint, value):
     return value
 
 
+@functools.cache
+def _fields_of(cls):
+    return typing.get_type_hints(cls), frozenset(f.name for f in fields(cls))
+
+
 def from_entry(cls, entry):
     """A scene entry (a dict with the file's keys) as the dataclass cls; entries already
     typed are returned as they are. KeyError for a key cls does not have."""
     if isinstance(entry, cls):
         return entry
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in fields(cls)}
+    hints, names = _fields_of(cls)
     unknown = sorted(set(entry) - names)
     if unknown:
         raise KeyError(f"{cls.__name__} has no field {unknown[0]!r}")

@@ -8,46 +8,57 @@ import numpy as np
 
 # Body state and per-step derived quantities (all float64 unless noted).
 Bodies = namedtuple("Bodies", [
+    # state: what a step advances
     "pos",            # (n,3) centre of mass, world
     "rot",            # (n,3,3) principal axes as columns (body -> world)
     "vel",            # (n,3) centre velocity
     "omega",          # (n,3) angular velocity, world
+    # model: the body's constants
     "inv_mass",       # (n,) 0 for static bodies
     "inertia",        # (n,3) principal moments J
     "inv_inertia",    # (n,3) J^-1 with 0 where J = 0 or the body is static
     "static",         # (n,) bool
-    "inertia_w",      # (n,3,3) R J R^T at the current time (derived)
-    "inv_inertia_w",  # (n,3,3) R J^-1 R^T at the current time (derived)
+    # derived in the step
+    "inertia_w",      # (n,3,3) R J R^T at the current time
+    "inv_inertia_w",  # (n,3,3) R J^-1 R^T at the current time
     "pred_pos",       # (n,3) look-ahead cache: s(t+h)
     "pred_series",    # (n,N+1,3) look-ahead cache: scaled omega terms
     "pred_rot",       # (n,3,3) look-ahead cache: M_rot, the orthonormal rotation over h
     "pred_ok",        # (n,) bool: cache valid for the current velocities
+    # input of the next step
     "load",           # (n,6) external force and torque [N, N m], world, of this step (loads.py)
 ])
 
 # Joints: one row each; `kind` selects the constraint family (engine/joints/).
 Joints = namedtuple("Joints", [
+    # model: the joint's constants
     "kind",      # (m,) int64
     "body",      # (m,2) int64, -1 = world
     "anchor",    # (m,2,3) anchor in each body's principal frame (world coords for the world)
-    "param",     # (m,P_SIZE) lock masks, limits, motor, spring (joints/__init__.py)
-    "enabled",   # (m,) bool
-    "arm",       # (m,2,3) world arms at the current time (derived)
-    "kinv",      # (m,3,3) inverse of the 3x3 K matrix at the current time (derived)
-    "err",       # (m,) last measured position error (derived)
     "frame",     # (m,2,3,3) joint frame (columns x, y, z) in each body's frame (world: world)
-    "acc",       # (m,A_SIZE) accumulated limit/motor row impulses of this step (derived)
+    "param",     # (m,P_SIZE) lock masks, limits, motor, spring (joints/__init__.py); its
+                 # P_EFFORT column is the next step's input (loads.sum_wrenches)
+    "enabled",   # (m,) bool
+    # derived in the step
+    "arm",       # (m,2,3) world arms at the current time
+    "kinv",      # (m,3,3) inverse of the 3x3 K matrix at the current time
+    "err",       # (m,) last measured position error
+    "acc",       # (m,A_SIZE) accumulated limit/motor row impulses of this step
+    # model, one table for all joints (last: world_edits.py keeps it whole)
     "seq",       # (q,2) motor target sequences (time, value); rows referenced by param
 ])
 
 # Springs and dampers between two body points (Schmitt sec. 10).
 Springs = namedtuple("Springs", [
+    # model: the spring's constants
     "body",      # (s,2) int64
     "anchor",    # (s,2,3) in each body's frame (world coords for the world)
     "rest",      # (s,) rest length Dist
     "stiff",     # (s,) K_f [N/m]
     "damp",      # (s,) K_d [N s/m]
-    "applied",   # (s,3) impulse applied so far in this step (iterated mode, derived)
+    # derived in the step
+    "applied",   # (s,3) impulse applied so far in this step (iterated mode)
+    # state
     "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
 ])
 
@@ -68,7 +79,7 @@ ROLES = {
                "input": ("load",),
                "derived": ("inertia_w", "inv_inertia_w", "pred_pos", "pred_series",
                            "pred_rot", "pred_ok")},
-    "Joints": {"model": ("kind", "body", "anchor", "param", "enabled", "frame", "seq"),
+    "Joints": {"model": ("kind", "body", "anchor", "frame", "param", "enabled", "seq"),
                "state": (),
                "input": (),
                "derived": ("arm", "kinv", "err", "acc")},
