@@ -127,6 +127,9 @@ def load_with_settings(path, overrides):
         validate(doc, f"impulse sim: {option}")
     world = scene_to_world(doc, path)
     world.meta["path"] = path
+    if "visuals" in doc:
+        from .visual_meshes import load_visuals
+        load_visuals(world, doc["visuals"], path)
     return world
 
 
@@ -356,17 +359,26 @@ def run_convert(args):
     imported = convert_file(args.model, actuators=not args.no_actuators,
                             decompose=args.decompose, keyframe=args.keyframe, pose=pose,
                             floating=args.floating, servos=args.servos, ground=args.ground)
-    scene_to_world(imported.doc, args.out)          # what we write must load
+    world = scene_to_world(imported.doc, args.out)          # what we write must load
+    from .formats import body_visuals
+    from .visual_meshes import attach_visuals
+    world.meta["visuals"] = body_visuals(args.model, imported.doc, floating=args.floating,
+                                         qpos=imported.qpos)
+    attach_visuals(world, imported.doc, args.out)   # the visual meshes beside it
     write_file(args.out, strict_json.dumps(imported.doc, indent=1) + "\n")
     summary = {"source": args.model, "out": args.out, "kind": imported.kind,
-               **imported.counts, "seconds": round(imported.seconds, 4),
+               **imported.counts, "visual_meshes": len(world.meta["visuals"]),
+               "seconds": round(imported.seconds, 4),
                "not_mapped": imported.unmapped.lines()}
     if args.json:
         print(strict_json.dumps(summary))
     else:
         c = imported.counts
+        visuals = len(world.meta["visuals"])
         print(f"{args.out}: {c['bodies']} bodies, {c['joints']} joints, {c['shapes']} shapes "
-              f"({c['hulls']} hulls) from {args.model} in {imported.seconds:.2f} s")
+              f"({c['hulls']} hulls) from {args.model} in {imported.seconds:.2f} s"
+              + (f"; {visuals} visual meshes in {imported.doc['visuals']['file']}"
+                 if visuals else ""))
     return EXIT_OK
 
 

@@ -195,6 +195,12 @@ class ContactsDef:
 
 
 @dataclass
+class VisualsDef:
+    """The viewer's visual meshes: an archive beside the scene file (visual_meshes.py)."""
+    file: str
+
+
+@dataclass
 class SceneDef:
     """A whole scene file. `state` is the exact-resume block that saves write (a cache of
     exact values, engine/resume.py), kept as the file gives it."""
@@ -206,6 +212,7 @@ class SceneDef:
     settings: Settings | None = None
     camera: CameraDef | None = None
     contacts: ContactsDef | None = None
+    visuals: VisualsDef | None = None
     state: dict | None = None
 
     FORMAT: typing.ClassVar[str] = "impulse-scene"
@@ -226,7 +233,7 @@ class SceneDef:
         doc = {"format": self.FORMAT, "version": scene_schema.VERSION}
         body = to_entry(self)
         for key in ("name", "description", "settings", "camera", "bodies", "joints",
-                    "loads", "contacts", "state"):
+                    "loads", "contacts", "visuals", "state"):
             if key in body:
                 doc[key] = body[key]
         return doc

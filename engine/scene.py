@@ -18,6 +18,7 @@ from .durable import write_file
 from .loads import load_model
 from .scene_entries import body_entry
 from .settings import Settings, upgrade_settings
+from .visual_meshes import attach_visuals, load_visuals
 from .world import WORLD, World
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -228,6 +229,8 @@ def load_scene(path):
     doc = read_document(path)
     world = scene_to_world(doc, str(path))
     world.meta["path"] = str(path)
+    if "visuals" in doc:
+        load_visuals(world, doc["visuals"], path)
     return world
 
 
@@ -325,8 +328,10 @@ def world_to_scene_def(world, exact_state=False):
 
 def save_scene(world, path):
     """Write the world as a scene file durably (engine/durable.py: never a partial file,
-    the old file's mode kept, a symlink's target written)."""
-    write_document(world_to_scene(world, exact_state=True), path)
+    the old file's mode kept, a symlink's target written), its visual meshes beside it."""
+    doc = world_to_scene(world, exact_state=True)
+    validate(doc, str(path))
+    write_document(attach_visuals(world, doc, path), path)
 
 
 def write_document(doc, path):

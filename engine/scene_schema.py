@@ -305,6 +305,13 @@ SCENE = {
         "joints": {"type": "array", "items": JOINT, "maxItems": 100_000},
         "loads": {"type": "array", "items": LOAD, "maxItems": 100_000},
         "state": STATE,
+        "visuals": {   # engine/visual_meshes.py: the viewer's meshes, in an archive beside
+            "type": "object",                      # the scene file
+            "required": ["file"],
+            "properties": {"file": {"type": "string", "minLength": 1, "maxLength": 1000,
+                                    "pattern": r"^[^/\\]+$"}},
+            "additionalProperties": False,
+        },
         "contacts": {
             "type": "object",
             "properties": {

@@ -420,8 +420,8 @@ class LiveEdits:
         self.collision.replace_body(b, new)
 
     def rename_body(self, old, new):
-        """Give a body a new name; its joints, springs, loads, contact filters and handle
-        follow."""
+        """Give a body a new name; its joints, springs, loads, contact filters, visual meshes
+        and handle follow."""
         b = self._body_arg(old)
         old = self.models[b].name
         if new == WORLD or new in self.body_names:
@@ -440,6 +440,9 @@ class LiveEdits:
         for lm in self.load_models:
             if lm.body == old:
                 lm.body = lm.spec["body"] = new
+        for mesh in self.meta.get("visuals") or []:
+            if mesh.body == old:
+                mesh.body = new
         self._body_ids.rename(old, new)
 
     # ---- joints and springs --------------------------------------------------------------

@@ -30,6 +30,7 @@ from impulse.engine.definitions import (
     SceneDef,
     ShapeDef,
     TargetSequence,
+    VisualsDef,
 )
 from impulse.engine.scene import (
     SceneError,
@@ -68,6 +69,8 @@ PAIRS = [   # dataclass, (schema properties, schema required)
     (CameraDef, (schema.SCENE["properties"]["camera"]["properties"], [])),
     (ContactsDef, (schema.SCENE["properties"]["contacts"]["properties"], [])),
     (Settings, (schema.SETTINGS["properties"], [])),
+    (VisualsDef, (schema.SCENE["properties"]["visuals"]["properties"],
+                  schema.SCENE["properties"]["visuals"]["required"])),
     (SceneDef, ({k: v for k, v in schema.SCENE["properties"].items()
                  if k not in ("format", "version")}, [])),
 ]

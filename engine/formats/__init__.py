@@ -7,7 +7,7 @@ it is left out of the kernel cache's key: editing an importer compiles nothing.
     convert.py  the compiled model -> our scene document; what is not mapped, by kind
     geoms.py    collision geoms -> shapes (meshes -> convex hulls)
     decompose.py  concave meshes -> convex parts (CoACD), cached in the user cache folder
-    visuals.py  the visual meshes, for the viewer (the scene format has none)
+    visuals.py  the visual meshes, for the viewer (saved beside scene files)
     frames.py   MuJoCo's Z up -> our Y up
     errors.py   one-line errors; the optional `import` extra
 

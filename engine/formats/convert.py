@@ -88,6 +88,7 @@ class Imported:
     unmapped: Unmapped
     counts: dict = field(default_factory=dict)   # bodies, joints, hulls, shapes
     seconds: float = 0.0               # parse + compile + convert
+    qpos: object = None                # the pose converted (None: the model's own qpos0)
 
 
 def convert_file(path, actuators=True, decompose=False, keyframe=None, floating=False,
@@ -113,6 +114,7 @@ def convert_file(path, actuators=True, decompose=False, keyframe=None, floating=
     result = model_to_scene(model, path, kind, actuators=actuators, decompose=decompose,
                             qpos=qpos, ctrl=ctrl, servos=servos, ground=ground)
     result.seconds = time.perf_counter() - t0
+    result.qpos = qpos
     result.unmapped.log(path)
     return result
 
@@ -280,9 +282,7 @@ class _Builder:
                 geom = m.body_geomadr[b] + k
                 what = _name(m, self.mj.mjtObj.mjOBJ_GEOM, geom, f"{self.names[g]}/geom")
                 if m.geom_contype[geom] == 0 and m.geom_conaffinity[geom] == 0:
-                    self.unmapped.add("visual-only geoms (the scene format has no visual "
-                                      "meshes)", what)
-                    continue
+                    continue      # visual only: the viewer's meshes (formats/visuals.py)
                 if m.geom_type[geom] == PLANE and g not in self.static:
                     self.unmapped.add("planes on moving bodies", what)
                     continue

@@ -1,4 +1,5 @@
-"""Visual meshes of an imported model, for the viewer (the scene format has none).
+"""Visual meshes of an imported model, for the viewer (saved beside a scene file as an
+archive: engine/visual_meshes.py).
 
 The model is compiled again with its visual geoms kept (URDF: MuJoCo's `discardvisual`
 off), posed as the conversion posed it, and each visual geom (MuJoCo: contype = conaffinity =
@@ -9,22 +10,14 @@ meshes are in a format MuJoCo does not read, e.g. COLLADA) there are none, and t
 shows the collision shapes.
 """
 import logging
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..visual_meshes import VisualMesh
 from .frames import UP
 from .geoms import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, SPHERE, mesh_faces, mesh_vertices
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class VisualMesh:
-    body: str                 # the scene body's name
-    vertices: np.ndarray      # (n,3) in the body's frame (its scene position/orientation)
-    faces: np.ndarray         # (m,3) int, counter-clockwise seen from outside
-    color: tuple
 
 
 def _primitive(kind, size):
