@@ -249,3 +249,27 @@ def test_slabbed_sweep_with_large_and_tiny_boxes(spread, radius):
     det.detect(pos, R, vel, z, static, 0.02)
     assert pair_set(det.pairs) == pair_set(det.brute_force_pairs(static))
     assert len(pair_set(det.pairs)) == det.n_pairs
+
+
+@pytest.mark.parametrize("asleep", [0.0, 0.3, 0.9, 0.99, 1.0])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sleeping_boxes_look_only_at_moving_ones_and_find_every_pair(asleep, seed):
+    """A pile where a share of the bodies is static (fixed or asleep): the sweep skips their
+    static neighbours (broadphase.py) and still finds exactly brute force's pairs, each
+    once, also after the moving ones moved."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    kind = np.array([BOX] * n + [PLANE])
+    size = np.vstack([rng.uniform(0.05, 0.4, (n, 3)), [[0, 0, 0]]])
+    det = CollisionDetector(np.arange(n + 1), kind, size, margin=0.01)
+    pos = np.vstack([rng.uniform(-3, 3, (n, 3)) * [1, 0.3, 1], [[0, -1, 0]]])
+    R = np.tile(np.eye(3), (n + 1, 1, 1))
+    vel = rng.normal(size=(n + 1, 3))
+    z = np.zeros((n + 1, 3))
+    static = np.append(rng.uniform(size=n) < asleep, True)
+    for _ in range(2):
+        det.detect(pos, R, vel, z, static, 1 / 60)
+        want = pair_set(det.brute_force_pairs(static))
+        assert pair_set(det.pairs) == want and len(want) == det.n_pairs
+        assert all(not (static[a] and static[b]) for a, b in want)
+        pos = pos + np.where(static[:, None], 0.0, rng.normal(size=pos.shape) * 0.2)

@@ -117,7 +117,12 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
     widest finite box (at most 64); each box is listed, in sweep order, in every slab it
     touches, and a pair is reported only in the slab holding the larger of the two box
     minima on that axis, so exactly once. In a pile this divides the sweep work by about
-    half the number of slabs."""
+    half the number of slabs.
+
+    A static (fixed or sleeping) box looks ahead only at the moving boxes after it (each
+    slab keeps, per entry, the next moving entry): static pairs never collide, and a
+    sleeping pile's boxes would otherwise each scan every neighbour along the sweep (10 000
+    sleeping cubes in a grid: 1 M box tests a step). The pairs come in the same order."""
     k = aabb_min.shape[0]
     axis = _choose_axis(aabb_min, aabb_max, state[0])
     resort = axis != state[0]
@@ -166,6 +171,17 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
         for sl in range(s0, s1 + 1):
             ent[fill[sl]] = ii
             fill[sl] += 1
+    # per entry: the next entry of its slab (itself included) whose box moves, else the
+    # slab's end
+    moving = np.empty(cnt[nslab] + 1, dtype=np.int64)
+    for sl in range(nslab):
+        e1 = cnt[sl + 1]
+        nxt = e1
+        for e in range(e1 - 1, cnt[sl] - 1, -1):
+            if not body_static[shape_body[order[ent[e]]]]:
+                nxt = e
+            moving[e] = nxt
+    moving[cnt[nslab]] = cnt[nslab]
     cap = pair_a.shape[0]
     n = 0
     for sl in range(nslab):
@@ -177,8 +193,15 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
             hi1 = box[ii, 3]
             lo2 = box[ii, 4]
             hi2 = box[ii, 5]
-            for f in range(e + 1, e1):
+            static = body_static[shape_body[order[ii]]]
+            f = e + 1
+            while f < e1:
+                if static:
+                    f = moving[f]                # only moving boxes can pair with it
+                    if f >= e1:
+                        break
                 jj = ent[f]
+                f += 1
                 if box[jj, 0] > hi:
                     break
                 if box[jj, 2] > hi1 or lo1 > box[jj, 3] or box[jj, 4] > hi2 \
