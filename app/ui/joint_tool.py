@@ -159,12 +159,15 @@ def draw_joint_tool(app) -> None:
         if changed:
             tool.anchor = keys[i]
     if app.grab is not None:
-        _, app.grab.force_factor = imgui.slider_float("drag cap",
-                                                      app.grab.force_factor, 0.5, 50.0,
-                                                      "%.1f x weight",
-                                                      imgui.SliderFlags_.logarithmic)
+        # a drag field, not a slider: a slider's grab sat over its "x weight" text
+        _, app.grab.force_factor = imgui.drag_float("drag cap", app.grab.force_factor, 0.05,
+                                                    0.5, 50.0, "%.1f x weight",
+                                                    imgui.SliderFlags_.logarithmic
+                                                    | imgui.SliderFlags_.always_clamp)
+        W.record_rect("joint.drag_cap")
         if imgui.is_item_hovered():
-            imgui.set_tooltip("The mouse drag's force cap, in multiples of the body's weight")
+            imgui.set_tooltip("The mouse drag's force cap, in multiples of the body's weight "
+                              "(drag sideways, or double-click to type)")
     if tool.active:
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(imgui.ImVec4(1, 0.85, 0.3, 1), tool.hint)

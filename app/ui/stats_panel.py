@@ -83,16 +83,17 @@ def draw_stats_panel(app) -> None:
         if tally.missed:                       # (only then: the panel fits 720p without it)
             imgui.text_colored(imgui.ImVec4(1.0, 0.7, 0.3, 1.0), tally.short())
             _tolerance_tooltip(tally)
-        imgui.text(f"awake {last.get('awake_bodies', 0)}  asleep "
-                   f"{last.get('asleep_bodies', 0)}  islands {last.get('islands', 0)}")
+        imgui.text(f"awake {last.get('awake_bodies', 0)} ({last.get('islands', 0)} islands)  "
+                   f"asleep {last.get('asleep_bodies', 0)}")
         if imgui.is_item_hovered():
             imgui.set_tooltip("bodies awake and asleep; islands: groups of awake bodies joined "
                               "by contacts, joints or springs (an island at rest for the sleep "
-                              "time sleeps)")
+                              "time sleeps; contacts among sleeping bodies are not counted)")
         t = s.array("t")
         _plot("energy [J]", [("kinetic", s.array("kinetic")), ("potential", s.array("potential")),
                              ("total", s.array("total"))], t,
-              imgui.get_content_region_avail().y - 30)
+              imgui.get_content_region_avail().y - imgui.get_frame_height_with_spacing()
+              - imgui.get_style().window_padding.y)
         if imgui.collapsing_header("Cycles and errors"):
             imgui.text_wrapped(tally.line())
             _tolerance_tooltip(tally)
