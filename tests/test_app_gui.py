@@ -327,13 +327,25 @@ def test_dropped_file_asks_about_unsaved_changes_then_opens(app, tmp_path, scene
     click_button(app, "modal.discard")
     assert wait_until(lambda: app.session.path == target, lambda: pump(app))
     assert len(app.session.world.body_names) == 10
-    # and closing the window with unsaved changes asks first
+    # and closing the window with unsaved changes asks first, the simulation holding still
     app.run(Duplicate(app.session.world, "link1"))
+    loop = app.session.loop
+    loop.resume()
     app.viewer.window.dispatch_event("on_close")
     pump(app, 3)
     assert app.dialogs.kind == "unsaved" and not app.viewer.window.has_exit
+    loop.sync()
+    held = app.session.world.time
+    pump(app, 5)
+    loop.sync()
+    assert loop.paused and app.session.world.time == held
     click_button(app, "modal.cancel")
-    assert app.session is not None
+    assert app.session is not None and not loop.paused      # it goes on as it was
+    loop.pause()                                            # paused before: stays paused
+    app.viewer.window.dispatch_event("on_close")
+    pump(app, 3)
+    click_button(app, "modal.cancel")
+    assert loop.paused
 
 
 def test_broken_file_shows_problems_and_app_survives(app, tmp_path, scene_path):

@@ -1,5 +1,6 @@
 """Modal dialogs: unsaved changes (Save / Discard / Cancel) and a file path prompt (with the
-system file dialog when one is available), plus the Problems window for errors."""
+system file dialog when one is available), plus the Problems window for errors. The
+simulation holds still while a dialog is open (and goes on after it if it was running)."""
 from __future__ import annotations
 
 import os
@@ -26,14 +27,26 @@ class Dialogs:
         self.path = ""
         self.on_ok = None         # path prompt: callable(path)
         self.then = None          # unsaved: what to do after Save / Discard
+        self._held = None         # the loop this dialog paused (resumed when it closes)
 
     # ---------------------------------------------------------------- requests
     def ask_unsaved(self, then) -> None:
         self.kind, self.then, self._open_next = "unsaved", then, True
+        self._hold()
 
     def ask_path(self, title: str, default: str, on_ok) -> None:
         self.kind, self.title, self.path, self.on_ok = "path", title, default, on_ok
         self._open_next = True
+        self._hold()
+
+    def _hold(self) -> None:
+        """Pause the running simulation while the dialog asks (a scene is not saved or
+        left while it moves on behind the question)."""
+        ses = self.app.session
+        loop = getattr(ses, "loop", None) if ses else None
+        if self._held is None and loop is not None and not loop.paused:
+            loop.pause()
+            self._held = loop
 
     @property
     def open(self) -> bool:
@@ -42,6 +55,9 @@ class Dialogs:
     def close(self) -> None:
         self.kind = None
         imgui.close_current_popup()
+        held, self._held = self._held, None
+        if held is not None:
+            held.resume()
 
     # ---------------------------------------------------------------- drawing
     def draw(self) -> None:
