@@ -127,3 +127,35 @@ def test_contacts_bench_runs_only_the_chosen_scenes(monkeypatch):
     with pytest.raises(ValueError, match="nosuch"):
         bc.contacts(["nosuch"])
     assert bc.main(["--scenes", "nosuch"]) == 2
+
+
+@pytest.mark.parametrize("n", [100, 1000])
+def test_bin_pour_scene_starts_apart_inside_the_bin_and_falls_in(n):
+    """bench contacts' bin_N: n cubes, none overlapping at the start, all inside the walls,
+    and after 2 s at 1/60 they all lie inside the bin, low, without flying off."""
+    from impulse.engine import scene_to_world
+    doc = bc.bin_document(n)
+    cubes = [b for b in doc["bodies"] if b["name"].startswith("cube")]
+    assert len(cubes) == n
+    world = scene_to_world(doc)
+    walls = [b for b in doc["bodies"] if b["name"].startswith("wall")]
+    inner = walls[0]["position"][0] - walls[0]["shape"]["size"][0] / 2
+    pos = np.array([c["position"] for c in cubes])
+    assert np.abs(pos[:, [0, 2]]).max() + 0.125 < inner
+    # start apart: the turned cubes' reach (0.125 m) is below half the lattice pitch
+    d = np.linalg.norm(pos[:, None] - pos[None], axis=2) + 10 * np.eye(n)
+    assert d.min() >= bc.BIN_PITCH - 1e-9 > 2 * 0.125
+    for _ in range(120):
+        world.step()
+    idx = [world.body_index(c["name"]) for c in cubes]
+    at = world.body_pos[idx]
+    assert np.abs(at[:, [0, 2]]).max() < inner and at[:, 1].min() > 0.09
+    assert at[:, 1].max() < bc.BIN_LAYERS * bc.BIN_CUBE + 0.3
+    assert np.abs(world.B.vel[idx]).max() < 0.5
+
+
+def test_bin_exponent_fits_the_rows():
+    rows = [{"benchmark": f"bin_{n} pour", "ms_step_mean": 0.01 * n ** 1.2}
+            for n in (100, 1000, 10000)] + [{"benchmark": "box_stack", "ms_step_mean": 1.0}]
+    assert bc.bin_exponent(rows) == pytest.approx(1.2, abs=1e-3)
+    assert bc.bin_exponent(rows[:1]) is None

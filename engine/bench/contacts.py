@@ -64,6 +64,9 @@ CASES = [
     ("wall_car sleeping", "wall_car.json", 1 / 60, 0.0, 2.0, False, True),
     ("box_stack sleeping, settled", "box_stack.json", 1 / 60, 2.0, 1.0, False, True),
     ("box_grid_10000 asleep", "box_grid_10000.json", 1 / 60, 1.0, 1.0, False, True),
+    ("bin_100 pour", "bin_100.json", 1 / 60, 0.0, 1.5, False, False),
+    ("bin_1000 pour", "bin_1000.json", 1 / 60, 0.0, 1.5, False, False),
+    ("bin_10000 pour", "bin_10000.json", 1 / 60, 0.0, 1.5, False, False),
 ]
 GRID_SIDE = 100            # box_grid_10000: GRID_SIDE^2 cubes of 0.5 m, 1 m apart, resting
 
@@ -79,7 +82,58 @@ def grid_document(side=GRID_SIDE):
             "settings": {"h": 1 / 60}, "bodies": bodies}
 
 
-GENERATED = {"box_grid_10000.json": grid_document}
+BIN_CUBE = 0.2             # bin_N: N cubes of this edge poured into a bin ...
+BIN_LAYERS = 4             # ... from this many layers, so every N makes a pile of one shape
+BIN_PITCH = 0.26           # spacing of the cubes' starting lattice [m]
+
+
+def bin_document(n):
+    """A scene document: n cubes (0.2 m, 1 kg), a little turned each, in BIN_LAYERS layers
+    of a lattice above a bin whose floor just holds one layer, falling in together. The
+    pile has the same shape for every n, so its cost per step should grow as n."""
+    side = int(np.ceil(np.sqrt(n / BIN_LAYERS)))          # cubes along each side of a layer
+    inner = side * BIN_PITCH + 0.1
+    wall = 0.1
+    height = BIN_LAYERS * BIN_PITCH + 0.5
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}]
+    for k, (x, z, sx, sz) in enumerate([(0.5 * (inner + wall), 0, wall, inner + 2 * wall),
+                                        (-0.5 * (inner + wall), 0, wall, inner + 2 * wall),
+                                        (0, 0.5 * (inner + wall), inner, wall),
+                                        (0, -0.5 * (inner + wall), inner, wall)]):
+        bodies.append({"name": f"wall{k}", "fixed": True, "position": [x, height / 2, z],
+                       "shape": {"type": "box", "size": [sx, height, sz]}})
+    rng = np.random.default_rng(n)
+    for i in range(n):
+        layer, cell = divmod(i, side * side)
+        gx, gz = cell % side, cell // side
+        axis = rng.normal(size=3)
+        angle = rng.uniform(0.0, 0.3)
+        q = np.concatenate([[np.cos(angle / 2)],
+                            np.sin(angle / 2) * axis / np.linalg.norm(axis)])
+        bodies.append({"name": f"cube{i}", "mass": 1.0,
+                       "position": [(gx - (side - 1) / 2) * BIN_PITCH,
+                                    0.3 + layer * BIN_PITCH,
+                                    (gz - (side - 1) / 2) * BIN_PITCH],
+                       "orientation": [float(c) for c in q],
+                       "shape": {"type": "box", "size": [BIN_CUBE] * 3}})
+    return {"format": "impulse-scene", "version": 1, "name": f"{n} cubes poured into a bin",
+            "settings": {"h": 1 / 60}, "bodies": bodies}
+
+
+BIN_SIZES = (100, 1000, 10000)
+GENERATED = {"box_grid_10000.json": grid_document,
+             **{f"bin_{n}.json": (lambda n=n: bin_document(n)) for n in BIN_SIZES}}
+
+
+def bin_exponent(rows):
+    """The exponent p of ms/step ~ N^p fitted (least squares on logs) to the bin_N pour rows
+    (None with fewer than two)."""
+    points = [(int(r["benchmark"].split()[0][4:]), r["ms_step_mean"]) for r in rows
+              if r.get("benchmark", "").startswith("bin_") and r.get("ms_step_mean")]
+    if len(points) < 2:
+        return None
+    n, ms = np.log([p[0] for p in points]), np.log([p[1] for p in points])
+    return round(float(np.polyfit(n, ms, 1)[0]), 3)
 
 
 def _load(path):
@@ -264,6 +318,10 @@ def contacts(scenes=None):
         figures.extend(figs)
     if not peers:
         rows.append({"benchmark": "peers skipped (pip install mujoco pybullet)"})
+    p = bin_exponent(rows)
+    if p is not None:
+        figures.append({"benchmark": "bin_N pour", "figure": "ms/step grows as N^p: p",
+                        "expected": "<= 1.1", "ours": p})
     return rows + figures
 
 
