@@ -8,16 +8,31 @@ runs. IMPULSE_KERNEL_CACHE names the base folder (set here for child processes, 
 that points XDG_CACHE_HOME elsewhere still shares the compiled kernels); an explicit
 NUMBA_CACHE_DIR is left alone. Must run before any kernel module is imported
 (engine/__init__.py does it first).
+
+Each edit or upgrade leaves the old folder behind (about 100 MB). use() marks its folder as
+used; once a folder's kernels are all compiled, prune() deletes the other folders beyond the
+KEEP most recently used, where unused for IDLE_S (never the current one, never anything
+that is not a key folder).
 """
 import hashlib
+import logging
 import os
+import re
+import shutil
 import sys
+import time
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 ENGINE = Path(__file__).resolve().parent
 # engine folders and files that no kernel reaches: no numba in them, and only the command
 # line imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
 OUTSIDE_KERNELS = ("bench", "cli.py", "formats")
+KEEP = 3               # other key folders kept, most recently used first (other versions,
+IDLE_S = 86400.0       # worktrees); older ones go once unused for a day
+USED = "used"          # marker file: its modification time is the folder's last use
+KEY = re.compile(r"[0-9a-f]{16}")
 
 
 def source_hash() -> str:
@@ -58,7 +73,49 @@ def use() -> Path | None:
     except OSError:       # no writable cache folder: numba's default (next to the sources)
         return None
     numba.config.CACHE_DIR = str(folder)
+    try:
+        (folder / USED).touch()
+    except OSError:
+        pass
     return folder
+
+
+def _last_use(folder: Path) -> float:
+    try:
+        return (folder / USED).stat().st_mtime
+    except OSError:
+        try:
+            return folder.stat().st_mtime
+        except OSError:
+            return 0.0
+
+
+def prune(keep: int = KEEP, idle_s: float = IDLE_S, now: float | None = None) -> list:
+    """Delete the kernel folders of other sources: all but the `keep` most recently used,
+    and of those only the ones unused for idle_s. Returns the folders deleted; never
+    raises (a folder in use elsewhere or not ours to delete stays)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return []
+    now = time.time() if now is None else now
+    try:
+        base, current = base_dir(), source_hash()
+        others = [p for p in base.iterdir()
+                  if p.is_dir() and KEY.fullmatch(p.name) and p.name != current]
+    except OSError:
+        return []
+    others.sort(key=_last_use, reverse=True)
+    gone = []
+    for folder in others[keep:]:
+        if now - _last_use(folder) < idle_s:
+            continue
+        try:
+            shutil.rmtree(folder)
+            gone.append(folder)
+        except OSError as e:
+            log.debug("kept %s: %s", folder, e)
+    if gone:
+        log.info("removed %d old kernel cache folder(s) from %s", len(gone), base)
+    return gone
 
 
 def ready_marker(feature: str) -> Path:

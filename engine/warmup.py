@@ -98,6 +98,9 @@ def warm_up(features=FEATURES, on_ready=None):
             _mark_ready(feature)
             if on_ready is not None:
                 on_ready(feature)
+    if kernels_cached():      # this version's kernels are all there: old versions' may go
+        from .kernel_cache import prune
+        prune()
 
 
 _interaction_warm = False

@@ -80,3 +80,43 @@ def test_children_share_the_cache_whatever_their_xdg_cache_home(tmp_path):
 def test_an_explicit_numba_cache_dir_wins(tmp_path):
     out = numba_cache_dir_of_a_child(NUMBA_CACHE_DIR=str(tmp_path / "mine"))
     assert out == str(tmp_path / "mine")
+
+
+def test_old_kernel_folders_are_pruned_keeping_the_recent_ones(tmp_path, monkeypatch):
+    """prune(): beyond the KEEP most recently used other folders, those unused for a day
+    go; the current folder, recent ones and anything that is not a key folder stay."""
+    monkeypatch.setenv("IMPULSE_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    now = 1_000_000_000.0
+    current = tmp_path / kernel_cache.source_hash()
+    current.mkdir()
+    ages_h = {"a" * 16: 0.5, "b" * 16: 1, "c" * 16: 2, "d" * 16: 3,      # hours unused
+              "e" * 15 + "1": 72, "f" * 15 + "2": 240}
+    for name, hours in ages_h.items():
+        (tmp_path / name / "sub").mkdir(parents=True)
+        (tmp_path / name / "sub" / "k.nbi").write_bytes(b"x" * 100)
+        marker = tmp_path / name / kernel_cache.USED
+        marker.touch()
+        os.utime(marker, (now - 3600 * hours, now - 3600 * hours))
+    os.utime(current, (now - 3600 * 500, now - 3600 * 500))  # old but current: stays
+    (tmp_path / "notes").mkdir()                             # not a key folder: stays
+    (tmp_path / "README").write_text("mine")
+    gone = kernel_cache.prune(keep=3, idle_s=86400, now=now)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    # a, b, c are the 3 most recent; d is beyond them but used 3 h ago; e and f are old
+    assert sorted(p.name for p in gone) == ["e" * 15 + "1", "f" * 15 + "2"]
+    assert left == sorted(["a" * 16, "b" * 16, "c" * 16, "d" * 16, current.name, "notes",
+                           "README"])
+    assert kernel_cache.prune(keep=0, idle_s=86400, now=now + 86400 * 2) and \
+        sorted(p.name for p in tmp_path.iterdir()) == sorted([current.name, "notes", "README"])
+
+
+def test_use_marks_its_folder_as_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("IMPULSE_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    before = numba.config.CACHE_DIR
+    try:
+        folder = kernel_cache.use()
+        assert (folder / kernel_cache.USED).exists()
+    finally:
+        numba.config.CACHE_DIR = before
