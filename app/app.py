@@ -331,6 +331,8 @@ class App:
         if not self.selection or self.session is None:
             return
         kind, name = self.selection
+        if kind == "load":             # loads are removed in the file or through the API
+            return
         cmd = E.RemoveBody(name) if kind == "body" else E.RemoveJoint(name)
         if self.run(cmd):
             self.selection = None
@@ -375,7 +377,14 @@ class App:
         joints = w.joint_models + w.spring_models
         if sel and sel[0] == "joint" and sel[1] not in [j.name for j in joints]:
             sel = self.selection = None
-        if sel and sel[0] == "body":
+        if sel and sel[0] == "load" and sel[1] not in w.load_names:
+            sel = self.selection = None
+        if sel and sel[0] == "load":
+            spec = w.load_entry(sel[1])
+            bodies = [spec["body"]] if "body" in spec else \
+                [n for n in w.joint_model(spec["joint"]).bodies if n != "world"]
+            self.viewer.options.selected = tuple(w.body_index(n) for n in bodies)
+        elif sel and sel[0] == "body":
             self.viewer.options.selected = (w.body_index(sel[1]),)
         elif sel:
             jm = next(j for j in joints if j.name == sel[1])

@@ -229,6 +229,24 @@ class EditJoint(ChangeCommand):
         return old
 
 
+class EditLoad(ChangeCommand):
+    """Set keys of an external load's entry (force, torque, effort, point, frame); undo puts
+    the previous values back (engine World.edit_load)."""
+    structural = False
+
+    def __init__(self, name: str, changes: dict):
+        self.name = name
+        self.changes = copy.deepcopy(changes)
+        self.previous: dict = {}
+        self.label = f"edit load {name}: {', '.join(changes)}"
+
+    def _apply(self, world, values):
+        spec = world.load_entry(self.name)
+        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+        world.edit_load(self.name, _engine_changes(values))
+        return old
+
+
 # ---------------------------------------------------------------- settings, contacts
 class EditSettings(ChangeCommand):
     structural = False

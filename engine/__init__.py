@@ -22,11 +22,18 @@ from .definitions import (  # noqa: E402
 )
 from .handles import BodyId, ContactId, JointId, LoadId, ShapeId, StaleHandle  # noqa: E402
 from .motion import look_ahead  # noqa: E402
-from .scene import SceneError, load_scene, save_scene, scene_to_world, world_to_scene  # noqa: E402
+from .scene import (  # noqa: E402
+    SceneError,
+    load_scene,
+    save_scene,
+    scene_to_world,
+    world_to_scene,
+    world_to_scene_def,
+)
 from .settings import Settings  # noqa: E402
 from .world import World  # noqa: E402
 
 __all__ = ["World", "BodyId", "JointId", "LoadId", "StaleHandle", "Settings", "SceneError",
            "load_scene", "save_scene", "scene_to_world", "world_to_scene", "look_ahead",
            "SceneDef", "BodyDef", "ShapeDef", "JointDef", "LoadDef", "MaterialDef",
-           "MotorDef", "LimitsDef", "ShapeId", "ContactId"]
+           "MotorDef", "LimitsDef", "ShapeId", "ContactId", "world_to_scene_def"]

@@ -282,3 +282,23 @@ def test_bundled_scenes_are_never_written(scene_path):
         with pytest.raises(ValueError, match="ships with impulse"):
             save()
     assert open(path, "rb").read() == before
+
+
+def test_edit_load_and_its_undo_are_exact(scene_path):
+    """EditLoad sets keys of a load's entry; undo brings back the previous values, a key
+    the entry did not have included (removed again)."""
+    from impulse.app.editor import EditLoad, Editor
+    from impulse.engine import load_scene
+
+    w = load_scene(scene_path("loads.json"))
+    ed = Editor(w)
+    before = w.load_entry("hold")
+    ed.run(EditLoad("hold", {"torque": [1.0, 2.0, 3.0], "frame": "body"}))
+    assert w.load_entry("hold") == {**before, "torque": [1.0, 2.0, 3.0], "frame": "body"}
+    ed.undo()
+    assert w.load_entry("hold") == before and "frame" not in w.load_entry("hold")
+    ed.redo()
+    assert w.load_entry("hold")["frame"] == "body"
+    with pytest.raises(ValueError):
+        EditLoad("hold", {"torque": [1.0, 2.0]}).do(w)          # refused, nothing changed
+    assert w.load_entry("hold")["torque"] == [1.0, 2.0, 3.0]

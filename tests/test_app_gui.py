@@ -658,3 +658,43 @@ def test_quit_through_the_unsaved_changes_dialog_exits_cleanly(display, tmp_path
     assert names == (["crate", "crate_2"] if button == "save" else ["crate"])
     if button != "save":
         assert open(path).read() == before
+
+
+def test_loads_are_listed_and_a_constant_one_is_edited_in_the_inspector(app, tmp_path,
+                                                                       scene_path):
+    """The Scene tree lists the external loads; selecting one shows it in the Inspector,
+    where a constant torque typed in applies as one undo entry (sequences are shown, and
+    edited in the file)."""
+    path = tmp_path / "loads.json"
+    path.write_bytes(open(scene_path("loads.json"), "rb").read())
+    open_scene(app, str(path))
+    ses, w = app.session, app.session.world
+    app.panels["contacts"] = False
+    app.select("load", "hold")
+    pump(app, 3)
+    assert app.viewer.options.selected == (w.body_index("bob"),)   # its body is highlighted
+    n = len(ses.editor.undo_stack)
+    start_typing(app, "load.hold.torque")
+    xdo("type", "3")
+    pump(app, 2)
+    leave_field(app, "Return")
+    assert wait_until(lambda: w.load_entry("hold")["torque"] == [3.0, 0.0, 4.905],
+                      lambda: pump(app)), w.load_entry("hold")
+    assert len(ses.editor.undo_stack) == n + 1 and ses.dirty
+    app.viewer.screenshot(tmp_path / "load_inspector.png")
+    app.select("load", "push")                                     # a sequence: shown
+    pump(app, 3)
+    assert "load.push.force" not in _rects_now(app)
+    xdo("mousemove", *screen(app, W // 2, 40))
+    pump(app)
+    xdo("key", "ctrl+z")
+    assert wait_until(lambda: w.load_entry("hold")["torque"] == [0, 0, 4.905],
+                      lambda: pump(app))
+
+
+def _rects_now(app):
+    """The widget rectangles recorded in the last frame."""
+    from impulse.app.ui.widgets import rects
+    rects.clear()
+    pump(app, 2)
+    return dict(rects)

@@ -7,7 +7,7 @@ import numpy as np
 from imgui_bundle import imgui
 from scipy.spatial.transform import Rotation
 
-from impulse.app.editor import EditBody, EditJoint, RenameBody, SetMotion
+from impulse.app.editor import EditBody, EditJoint, EditLoad, RenameBody, SetMotion
 from impulse.app.ui import widgets as W
 from impulse.app.ui.layout import place
 from impulse.engine.contacts.system import material_of
@@ -160,6 +160,48 @@ def draw_joint(app, name: str) -> None:
         app.delete_selection()
 
 
+def _load_value(app, name: str, key: str, value) -> None:
+    """One force/torque/effort of a load: a constant is edited here; a time sequence is
+    shown (edit it in the file)."""
+    if isinstance(value, dict):
+        imgui.text(f"{key}: a sequence of {len(value.get('times', []))} values")
+        imgui.text_disabled("(edit sequences in the scene file)")
+        return
+    if key == "effort":
+        commit, v = W.edit_float("effort", f"load.{name}.effort", value, 0.01, -1e9, 1e9)
+        unit = "N m or N along the joint's coordinate"
+    else:
+        commit, v = W.edit_vec3(f"{key} [{'N' if key == 'force' else 'N m'}]",
+                                f"load.{name}.{key}", value, 0.01, "%.3g")
+        unit = "world frame" if "frame" not in app.session.world.load_entry(name) or \
+            app.session.world.load_entry(name)["frame"] == "world" else "body frame"
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(unit)
+    if commit:
+        app.run(EditLoad(name, {key: v}))
+
+
+def draw_load(app, name: str) -> None:
+    w = app.session.world
+    spec = w.load_entry(name)
+    on = f"joint {spec['joint']}" if "joint" in spec else f"body {spec['body']}"
+    imgui.text(f"load {name} on {on}")
+    for key in ("force", "torque", "effort"):
+        if key in spec:
+            _load_value(app, name, key, spec[key])
+    if "body" in spec:
+        if "force" in spec:                     # where the force acts, in the body's frame
+            commit, v = W.edit_vec3("point (body)", f"load.{name}.point",
+                                    spec.get("point", [0, 0, 0]), 0.005)
+            if commit:
+                app.run(EditLoad(name, {"point": v}))
+        frames = ["world", "body"]
+        changed, i = imgui.combo("frame", frames.index(spec.get("frame", "world")), frames)
+        W.record_rect("inspector.load_frame")
+        if changed:
+            app.run(EditLoad(name, {"frame": frames[i]}))
+
+
 def draw_inspector(app) -> None:
     place("inspector")
     opened, app.panels["inspector"] = imgui.begin("Inspector", app.panels["inspector"])
@@ -173,6 +215,8 @@ def draw_inspector(app) -> None:
             imgui.pop_style_color()
         elif sel[0] == "body":
             draw_body(app, sel[1])
+        elif sel[0] == "load":
+            draw_load(app, sel[1])
         else:
             draw_joint(app, sel[1])
     if opened:

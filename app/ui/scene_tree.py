@@ -1,4 +1,5 @@
-"""Scene tree: bodies, joints, contact filters; selection synced with the 3D view."""
+"""Scene tree: bodies, joints, external loads, contact filters; selection synced with the
+3D view."""
 from __future__ import annotations
 
 from imgui_bundle import imgui
@@ -41,6 +42,14 @@ def draw_scene_tree(app) -> None:
             for jm in w.joint_models + w.spring_models:
                 _selectable(app, "joint", jm.name,
                             f"{jm.name}  [{jm.kind}] {jm.bodies[0]} - {jm.bodies[1]}")
+            imgui.tree_pop()
+        if w.load_names and imgui.tree_node_ex(f"Loads ({len(w.load_names)})###loads", flags):
+            for name in w.load_names:
+                spec = w.load_entry(name)
+                what = "effort" if "effort" in spec else "+".join(
+                    k for k in ("force", "torque") if k in spec)
+                on = spec.get("joint") or spec.get("body")
+                _selectable(app, "load", name, f"{name}  [{what}] on {on}")
             imgui.tree_pop()
         pairs = (w.contacts_spec or {}).get("disabled_pairs", [])
         if imgui.tree_node_ex(f"Contact filters ({len(pairs)})###filters", flags):
