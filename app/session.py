@@ -28,8 +28,7 @@ from impulse.app.loop import FixedStepLoop
 from impulse.app.scene_view import SceneView
 from impulse.app.stats import ToleranceTally
 from impulse.engine import World, load_scene, save_scene
-from impulse.engine.scene import validate, world_to_scene, write_document
-from impulse.engine.visual_meshes import attach_visuals
+from impulse.engine.scene import world_to_scene, write_document
 from impulse.engine.warmup import warm_interaction
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
@@ -207,9 +206,7 @@ class Session:
             raise ValueError(f"{target} ships with impulse and is kept as it is: "
                              f"save a copy with Save as")
         self.loop.sync()
-        doc = self.scene_document()
-        validate(doc, target)                  # nothing is written for a bad document
-        write_document(attach_visuals(self.world, doc, target), target)
+        write_document(self.scene_document(), target, self.world.meta.get("visuals"))
         self.path = target
         self.world.meta["path"] = target
         self.editor.mark_saved()

@@ -364,7 +364,7 @@ def run_convert(args):
     from .visual_meshes import attach_visuals
     world.meta["visuals"] = body_visuals(args.model, imported.doc, floating=args.floating,
                                          qpos=imported.qpos)
-    attach_visuals(world, imported.doc, args.out)   # the visual meshes beside it
+    attach_visuals(imported.doc, world.meta["visuals"], args.out)()   # the meshes beside it
     write_file(args.out, strict_json.dumps(imported.doc, indent=1) + "\n")
     summary = {"source": args.model, "out": args.out, "kind": imported.kind,
                **imported.counts, "visual_meshes": len(world.meta["visuals"]),

@@ -329,12 +329,13 @@ def world_to_scene_def(world, exact_state=False):
 def save_scene(world, path):
     """Write the world as a scene file durably (engine/durable.py: never a partial file,
     the old file's mode kept, a symlink's target written), its visual meshes beside it."""
-    doc = world_to_scene(world, exact_state=True)
-    validate(doc, str(path))
-    write_document(attach_visuals(world, doc, path), path)
+    write_document(world_to_scene(world, exact_state=True), path, world.meta.get("visuals"))
 
 
-def write_document(doc, path):
-    """Validate a scene document and write it durably (the old file stays on failure)."""
+def write_document(doc, path, visuals=None):
+    """Validate a scene document and write it durably (the old file stays on failure); with
+    `visuals` (visual_meshes.VisualMesh list) their archive beside it, first."""
+    write_archive = attach_visuals(doc, visuals, path)
     validate(doc, str(path))
+    write_archive()
     write_file(path, json.dumps(doc, indent=2) + "\n")

@@ -4,7 +4,8 @@ them.
 
 A scene file refers to them by its `visuals` entry, {"file": "NAME.visuals.npz"}: a numpy
 archive beside the scene file (a path relative to the scene's folder). Saving a world that
-has visual meshes writes the archive beside the scene file it writes (attach_visuals);
+has visual meshes writes the archive beside the scene file it writes (write_document's
+`visuals`);
 loading reads it back into world.meta["visuals"]. A missing or unreadable archive is
 reported in one line and the viewer draws the collision shapes.
 
@@ -85,17 +86,18 @@ def read_visuals(path):
     return out
 
 
-def attach_visuals(world, doc, scene_path):
-    """Where the world has visual meshes: write them beside the scene file `scene_path` and
-    refer to them from its document `doc` (in place); else leave doc without `visuals`."""
+def attach_visuals(doc, visuals, scene_path):
+    """Refer from the document `doc` (in place) to the archive that holds `visuals` beside
+    the scene file `scene_path`, and return a callable that writes the archive (to run once
+    the document is known to be valid, before the scene file is written); without visuals
+    the document gets no `visuals` entry and the callable does nothing."""
     doc.pop("visuals", None)
-    visuals = world.meta.get("visuals")
-    if visuals:
-        name = archive_name(scene_path)
-        write_visuals(visuals, os.path.join(os.path.dirname(os.path.abspath(str(scene_path))),
-                                            name))
-        doc["visuals"] = {"file": name}
-    return doc
+    if not visuals:
+        return lambda: None
+    name = archive_name(scene_path)
+    doc["visuals"] = {"file": name}
+    folder = os.path.dirname(os.path.abspath(str(scene_path)))
+    return lambda: write_visuals(visuals, os.path.join(folder, name))
 
 
 def load_visuals(world, entry, scene_path):
