@@ -111,25 +111,34 @@ def _engine_changes(values: dict) -> dict:
     return {k: None if v is MISSING else copy.deepcopy(v) for k, v in values.items()}
 
 
-class EditBody(ChangeCommand):
-    """Set scene-entry keys of a body (shape, mass, colour, fixed, pose, velocity...).
-
-    Keys not in `changes` keep their current values, motion included; undo puts the
-    previous values of the changed keys back. A value of MISSING deletes the key."""
+class EditEntry(ChangeCommand):
+    """Set keys of an object's scene entry through the World's edit method (`write`), read
+    back by `read`; keys not in `changes` keep their values, and undo puts the previous
+    values of the changed keys back. A value of MISSING deletes the key."""
+    read = write = what = ""
 
     def __init__(self, name: str, changes: dict):
         self.name = name
         self.changes = copy.deepcopy(changes)
         self.previous: dict = {}
-        self.label = f"edit {name}: {', '.join(changes)}"
+        self.label = f"edit {self.what}{name}: {', '.join(changes)}"
+
+    def _apply(self, world, values: dict) -> dict:
+        spec = getattr(world, self.read)(self.name)
+        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
+        getattr(world, self.write)(self.name, _engine_changes(values))
+        return old
+
+
+class EditBody(EditEntry):
+    """Set scene-entry keys of a body (shape, mass, colour, fixed, pose, velocity...); its
+    motion is kept unless `changes` names it."""
+    read, write = "body_entry", "edit_body"
 
     def _apply(self, world, values: dict) -> dict:
         if "name" in values and values["name"] != self.name:
             raise ValueError("bodies are renamed with RenameBody")
-        spec = world.body_entry(self.name)
-        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
-        world.edit_body(self.name, _engine_changes(values))
-        return old
+        return super()._apply(world, values)
 
 
 class RenameBody(Command):
@@ -213,38 +222,15 @@ class RemoveJoint(Command):
         world.add_joint(self.spec)
 
 
-class EditJoint(ChangeCommand):
+class EditJoint(EditEntry):
     """Set keys of a joint entry (anchors as `local_anchors`, spring parameters...)."""
-
-    def __init__(self, name: str, changes: dict):
-        self.name = name
-        self.changes = copy.deepcopy(changes)
-        self.previous: dict = {}
-        self.label = f"edit joint {name}: {', '.join(changes)}"
-
-    def _apply(self, world, values):
-        spec = world.joint_entry(self.name)
-        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
-        world.edit_joint(self.name, _engine_changes(values))
-        return old
+    read, write, what = "joint_entry", "edit_joint", "joint "
 
 
-class EditLoad(ChangeCommand):
-    """Set keys of an external load's entry (force, torque, effort, point, frame); undo puts
-    the previous values back (engine World.edit_load)."""
+class EditLoad(EditEntry):
+    """Set keys of an external load's entry (force, torque, effort, point, frame)."""
+    read, write, what = "load_entry", "edit_load", "load "
     structural = False
-
-    def __init__(self, name: str, changes: dict):
-        self.name = name
-        self.changes = copy.deepcopy(changes)
-        self.previous: dict = {}
-        self.label = f"edit load {name}: {', '.join(changes)}"
-
-    def _apply(self, world, values):
-        spec = world.load_entry(self.name)
-        old = {k: copy.deepcopy(spec.get(k, MISSING)) for k in values}
-        world.edit_load(self.name, _engine_changes(values))
-        return old
 
 
 # ---------------------------------------------------------------- settings, contacts
