@@ -214,7 +214,7 @@ class Sleep:
 
     def check_settings(self, world):
         """Wake all when sleeping was turned off or the gravity is not the last step's."""
-        g = tuple(float(x) for x in world.settings.gravity)
+        g = list(world.settings.gravity)
         changed = self._gravity is not None and g != self._gravity
         self._gravity = g
         if changed or not world.settings.sleeping:
@@ -260,6 +260,9 @@ class Sleep:
 
     @staticmethod
     def _pairs(J, Sp, C):
+        if C is not None and J.body.shape[0] == 0 and Sp.body.shape[0] == 0 and \
+                C.body.dtype == np.int64 and C.body.flags.c_contiguous:
+            return C.body                  # contacts only (a pile): no copy
         parts = [J.body[J.enabled], Sp.body]
         if C is not None and C.body.shape[0]:
             parts.append(C.body)

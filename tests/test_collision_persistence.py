@@ -71,6 +71,41 @@ def test_contacts_match_by_feature_then_by_place():
     np.testing.assert_array_equal(cur.match(prev), [-1])
 
 
+
+def by_feature(prev, cur):
+    """The rule persist.py documents for feature matches, in plain Python: the lowest old
+    row of the same shape pair and feature, else -1 (by-place matching aside)."""
+    out = []
+    for sa, sb, f in zip(cur.shape_a, cur.shape_b, cur.feature, strict=True):
+        rows = [r for r in range(len(prev)) if (prev.shape_a[r], prev.shape_b[r],
+                                                prev.feature[r]) == (sa, sb, f)]
+        out.append(rows[0] if rows else -1)
+    return out
+
+
+def test_a_detection_like_the_last_matches_row_for_row_as_the_full_rule_does():
+    """The shortcut for a table equal to the last row for row (persist._same_rows) gives
+    what the sort and search give: on a resting pyramid's rows, and where a feature repeats
+    within a pair (then the lowest old row takes both, so no shortcut)."""
+    w = load_scene(os.path.join(SCENES, "pyramid.json"))
+    for _ in range(30):
+        w.step()
+    prev = w.collision.last.copy()
+    same = prev.copy()
+    np.testing.assert_array_equal(same.match(prev), np.arange(len(prev)))
+    assert list(same.match(prev)) == by_feature(prev, same)
+    b = np.zeros((3, 3))
+    dup = contact_set([1, 1, 1], [10, 11, 10], b + [[0, 0, 0], [0.1, 0, 0], [0, 0, 0.1]])
+    np.testing.assert_array_equal(dup.copy().match(dup), [0, 1, 0])
+    assert list(dup.copy().match(dup)) == by_feature(dup, dup)
+    turned = prev.copy()                     # one row's feature changed: no shortcut either
+    turned.feature[5] += 1000
+    got = turned.match(prev)
+    expect = by_feature(prev, turned)
+    assert [g for i, g in enumerate(got) if i != 5] == [e for i, e in enumerate(expect)
+                                                         if i != 5]
+
+
 def test_packing_copies_the_rows_and_the_matched_warm_start():
     cs = contact_set([1, 2, 1], [7, 8, 9], np.arange(9.0).reshape(3, 3), body_b=[3, 5, 3])
     C = S.empty_contacts(3, 6)

@@ -11,7 +11,9 @@ with 1e-15 nudges of the start (test below): at most 2.6e-9 (the pendulum) again
 1e-7, except wall_car: 252 stones whose loops stop at their tolerance move its sums by up to
 1e-7 (4e-8 positions, 1e-7 velocities, with +-1e-15 .. 3e-15; 1.6e-8 before the warm start
 followed a flipped feature id to its place, collision/persist.py: loops that converge
-faster stop nearer their tolerance), so it gets LOOSER. Halving eps_pos moves the joint
+faster stop nearer their tolerance; up to 3.9e-7, 2.2e-7 in positions, since the velocity
+shock pass stops at eps_vel instead of a tenth of it, step.py shock), so it gets LOOSER.
+Halving eps_pos moves the joint
 scenes' sums by 3e-5 to 2e-2; this file's last update moved wall_car's by 0.17. Known:
 newtons_cradle jumps by 2.5e-6 with nudges of +-2e-15 and 3e-15 (not +-1e-15), at some
 discontinuity of its collision rounds, before and after that update.
@@ -34,7 +36,7 @@ STEPS = 30
 FEWER = {"funnel_1000": 8, "wall_car": 10, "tree_255": 10}
 HEAVY = ("funnel_1000", "wall_car", "tree_255", "tree_127", "pyramid", "chain_drape")
 ATOL = 1e-7
-LOOSER = {"wall_car": 1e-6}
+LOOSER = {"wall_car": 2e-6}
 
 
 def atol(name):

@@ -30,6 +30,9 @@ def match_contacts(prev_ints, prev_reals, ints, reals, n_shapes):
     MATCH_DISTANCE of their point on B that is still free (module docstring).
     """
     m = prev_ints.shape[0]
+    n = ints.shape[0]
+    if n == m and _same_rows(prev_ints, ints):
+        return np.arange(n)         # a resting pile: every row where it was (the usual step)
     pk = prev_ints[:, I_SA] * n_shapes + prev_ints[:, I_SB]
     order = np.empty(m, dtype=np.int64)
     argsort_stable(pk, order)
@@ -37,7 +40,6 @@ def match_contacts(prev_ints, prev_reals, ints, reals, n_shapes):
     for i in range(m):
         sk[i] = pk[order[i]]
     claimed = np.zeros(m, dtype=np.bool_)
-    n = ints.shape[0]
     res = np.empty(n, dtype=np.int64)
     missing = 0
     for i in range(n):
@@ -76,3 +78,20 @@ def match_contacts(prev_ints, prev_reals, ints, reals, n_shapes):
         if res[i] >= 0:
             claimed[res[i]] = True
     return res
+
+
+@njit(cache=True, nogil=True)
+def _same_rows(prev_ints, ints):
+    """True when row i of both tables is the same contact (shapes and feature) for every i,
+    and within each run of rows of one shape pair no feature repeats: then the matching
+    below pairs every row with itself (the detector lists each pair once, as one run)."""
+    for i in range(ints.shape[0]):
+        if ints[i, I_SA] != prev_ints[i, I_SA] or ints[i, I_SB] != prev_ints[i, I_SB] or \
+                ints[i, I_FEAT] != prev_ints[i, I_FEAT]:
+            return False
+        j = i - 1
+        while j >= 0 and ints[j, I_SA] == ints[i, I_SA] and ints[j, I_SB] == ints[i, I_SB]:
+            if ints[j, I_FEAT] == ints[i, I_FEAT]:
+                return False
+            j -= 1
+    return True

@@ -78,9 +78,9 @@ from .rows import (
 
 TINY = 1e-12
 UNREACHED = 1 << 40
-SHOCK_TIGHTER = 0.1  # the shock passes' tolerance: this part of the loops' (each layer on
-                     # its frozen base is cheap to finish; a tower's sway is the sum of its
-                     # layers' residuals)
+SHOCK_TIGHTER = 0.1  # the position shock pass's tolerance: this part of the loops' (each
+                     # layer on its frozen base is cheap to finish; a tower's sway is the sum
+                     # of its layers' residuals); the velocity pass runs to eps_vel (step.py)
 APPROACH_LEFT = 0.1  # part of a bouncing row's gap left at the first cut (contact_time)
 TOI_MIN = 1e-4       # [h] the shortest sub-step a collision time cuts a step to
 

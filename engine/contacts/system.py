@@ -67,7 +67,7 @@ class ContactSystem:
         self.detector = None
         self._filter_sig = None
         self.last = None          # ContactSet of the last step
-        self.last_impulse = np.zeros(0)
+        self._impulse_of = (np.zeros(0),)   # last_impulse: the arrays it sums
         self._prev = None         # ContactSet used for matching
         self._prev_warm = np.zeros((0, S.WARM_SIZE))
         self._stick = np.zeros((0, 2, 3))       # friction anchors of self.last's rows
@@ -414,11 +414,17 @@ class ContactSystem:
                 return None
         return cs
 
+    @property
+    def last_impulse(self):
+        """(c,) normal impulse of each row in the last step [N s]: its collisions, loop and
+        correction (summed when asked: the arrays stay the step's until the next one)."""
+        return sum(self._impulse_of[1:], self._impulse_of[0].copy())
+
     def finish(self):
         """After the step: remember impulses for the warm start and the report, and the
         rows of islands that fell asleep (_keep_slept)."""
         C = self.C
-        self.last_impulse = C.acc_n + C.acc_v + C.acc_c
+        self._impulse_of = (C.acc_n, C.acc_v, C.acc_c)
         old = (self._prev, self._prev_warm, self._prev_stick, self._prev_hold)
         self._prev = self.last
         self._prev_warm = C.keep.copy()     # the loops' impulses (contacts.keep_for_warm_start)
