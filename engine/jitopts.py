@@ -28,6 +28,11 @@ def _no_refcount_option() -> dict:
 
 
 NO_REFCOUNT = _no_refcount_option()
+# numba hands a kernel's `_nrt` to every callee compiled while typing it, unless the callee
+# sets its own: a kernel that allocates (or calls one that does) and is called from a
+# NO_REFCOUNT kernel says REFCOUNT, or a first compile that reaches it through that caller
+# fails ("NRT required") while a warm cache hides it
+REFCOUNT = {"_nrt": True} if NO_REFCOUNT else {}
 
 
 def one_compile_per_type():

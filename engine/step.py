@@ -19,9 +19,10 @@ at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
   7. velocity   P-step 4: joints and touching contacts at t + h, then the velocity shock pass
 Each stage is timed into its own statistics field (T_<stage>_NS; step_stats.py names them);
 the stopping rules the position and velocity stages share live in solvers/stopping.py.
-The stages that allocate nothing are NO_REFCOUNT (jitopts.py): compiled with reference
-counting, the collide stage spent 12 of its 27 us on the pyramid increfing the contact
-arrays it hands to its helpers.
+The contact stages and the sub-step loop are NO_REFCOUNT (jitopts.py): compiled with
+reference counting, the collide stage spent 12 of its 27 us on the pyramid increfing the
+contact arrays it hands to its helpers. forces and advance reach kernels that allocate
+(a load's arm, a spring's arms) and say REFCOUNT.
 """
 import numpy as np
 from numba import njit
@@ -30,7 +31,7 @@ from .clock import monotonic_ns
 from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
-from .jitopts import NO_REFCOUNT
+from .jitopts import NO_REFCOUNT, REFCOUNT
 from .joints import BALL, P_EFFORT, generic, spring
 from .loads import kick
 from .solvers import rounds
@@ -84,14 +85,14 @@ from .state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def order_contacts(B, J, C, settings, stats):
     """Stage 1: the contact graph's layers (visited top-down in the loops, bottom-up by the
     shock pass), the patches, the shock pass's cap, and the cut at the first collision time
     (Schmitt sec. 11: the step's copy of the settings gets the time taken as S_H). Returns
     the top layer the shock pass starts from (0: no shock pass)."""
     top = contacts.layers(B, J, C)
-    C.order[:] = np.argsort(-C.layer, kind="mergesort")
+    contacts.order_by_layer(C, top)
     contact_rows.find_patches(C)
     cap = int(settings[S_SHOCK_PASSES])      # < 0: every layer; 0: off
     if cap > 0 and top > cap:
@@ -134,7 +135,7 @@ def collide(B, C, hs, settings, stats, target, first, warm, top):
     return True
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, **REFCOUNT)
 def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
     """Stage 3: the external loads' first half kick, springs and dampers (as impulses for
     the window (h_prev + h)/2, or begun for the iterated springs), and the joints' own
@@ -149,7 +150,7 @@ def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
     joint_forces(B, J, hs, h_prev, scratch_rows)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, **REFCOUNT)
 def joint_efforts(B, J, dt, scratch_rows):
     """Half of the step's actuator efforts (loads on joints, loads.py): effort * dt along
     each joint's primary coordinate, at t and again at t + h like the body loads' kicks."""
@@ -158,7 +159,7 @@ def joint_efforts(B, J, dt, scratch_rows):
             generic.apply_effort(B, J, j, dt, scratch_rows)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, **REFCOUNT)
 def joint_forces(B, J, hs, h_prev, scratch_rows):
     """The joints' springs, dampers and brakes for the window (h_prev + h)/2."""
     for j in range(J.kind.shape[0]):
@@ -200,7 +201,7 @@ def shock(B, C, top, hs, settings, stats, velocities, deadline):
     stats[T_SHOCK_NS] += monotonic_ns() - t0
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, **REFCOUNT)
 def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scratch_rows,
             sync):
     """Stage 6: the springs' step ends, every body moves ballistically to t + h, and the

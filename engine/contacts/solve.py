@@ -510,6 +510,37 @@ def layers(B, J, C):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def order_by_layer(C, top):
+    """C.order: the rows by descending layer (layers() first; rows on jointed bodies, layer
+    UNREACHED, lead), ties in row order: what np.argsort(-C.layer, kind="mergesort") gives,
+    as a counting sort without allocating. Its buckets are C.pcount, which find_patches
+    fills afresh after it. Every layer 1..top has a row, so the top + 1 buckets (layer 0:
+    two fixed bodies) fit in the rows."""
+    nc = C.body.shape[0]
+    count = C.pcount
+    k = 0
+    for c in range(nc):
+        if C.layer[c] > top:
+            C.order[k] = c
+            k += 1
+    buckets = min(top + 1, nc)
+    for i in range(buckets):
+        count[i] = 0
+    for c in range(nc):
+        if C.layer[c] <= top:
+            count[top - C.layer[c]] += 1
+    for i in range(buckets):          # each bucket's first position
+        n = count[i]
+        count[i] = k
+        k += n
+    for c in range(nc):
+        if C.layer[c] <= top:
+            i = top - C.layer[c]
+            C.order[count[i]] = c
+            count[i] += 1
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
     """(d) Layer by layer from the ground up; lower layers are infinitely heavy. The position
     stage's contacts (velocity False, after the loop) or the velocity correction's (True,
