@@ -13,6 +13,7 @@ import sys
 import threading
 
 from impulse.engine import warmup
+from impulse.engine.compile_progress import expected_duration_text
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,8 @@ class BackgroundCompile:
         if self.finished:
             return "physics kernels ready"
         if not self.kernels:
-            return "first start: starting the kernel compile (7-9 minutes on 2 cores, once)"
+            return (f"first start: starting the kernel compile ({expected_duration_text()}, "
+                    "once)")
         left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
         return f"first start: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
 

@@ -1051,7 +1051,8 @@ def _ensure_kernels():
     """The physics kernels in the cache before workers start (else each would compile)."""
     from impulse.engine import warmup
     if not warmup.kernels_cached():
-        log.info("compiling the physics kernels first, once (7-9 minutes on 2 cores)")
+        from impulse.engine.compile_progress import expected_duration_text
+        log.info("compiling the physics kernels first, once (%s)", expected_duration_text())
         warmup.main(["--progress", "none", "--quiet"])
 
 

@@ -4,16 +4,19 @@ numba announces each compile it starts and ends ("numba:compile" events; loading
 cache announces nothing). kernel_manifest.json, written by `python -m impulse.engine.warmup
 --write-manifest` after the kernels change, holds the seconds each kernel took in one
 measured warm-up. Progress is the share of that total that is done; the estimate scales
-what is left by how fast this machine has gone so far. A manifest from older sources only
-makes the estimate rougher (it stays below 100 % until the warm-up ends).
+what is left by how fast this machine has gone so far (estimate_left). A manifest from older
+sources only makes the estimate rougher (it stays below 100 % until the warm-up ends).
 """
 import json
+import math
 import time
 from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("kernel_manifest.json")
 UNKNOWN_SECONDS = 0.5          # a kernel the manifest does not name
 UNKNOWN_TOTAL = 450.0          # the whole compile when there is no manifest [s of one core]
+PRIOR_S = 30.0                 # the estimate starts from the manifest's own pace, weighted as
+                               # this many seconds of kernels done at it (estimate_left)
 
 
 def load_manifest(path=MANIFEST) -> dict:
@@ -23,6 +26,27 @@ def load_manifest(path=MANIFEST) -> dict:
         return {str(k): (float(s), int(n)) for k, (s, n) in data["kernels"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def expected_seconds(manifest=None) -> float:
+    """The whole compile's seconds of one core in the manifest's measured warm-up."""
+    m = load_manifest() if manifest is None else manifest
+    return sum(s for s, _ in m.values()) or UNKNOWN_TOTAL
+
+
+def expected_duration_text(manifest=None) -> str:
+    """How long a first compile takes, for the messages that announce one."""
+    return f"about {math.ceil(expected_seconds(manifest) / 60)} minutes on a 2-core machine"
+
+
+def estimate_left(total, done, elapsed) -> float:
+    """Seconds left when `done` of `total` manifest seconds took `elapsed` here. The pace is
+    (elapsed + PRIOR_S) / (done + PRIOR_S): the manifest's own at first, this machine's as
+    kernels finish. The pace of the first kernels alone (elapsed/done) counts the start-up
+    before them (the imports, numba's first typing) and put a 5-minute compile at 'about 15
+    min left' in the launcher."""
+    pace = (elapsed + PRIOR_S) / (done + PRIOR_S)
+    return max(total - done, 0.0) * pace
 
 
 class CompileProgress:
@@ -36,7 +60,7 @@ class CompileProgress:
     def __init__(self, report=None, manifest=None):
         self.report = report
         self.expected = load_manifest() if manifest is None else manifest
-        self.total = sum(s for s, _ in self.expected.values()) or UNKNOWN_TOTAL
+        self.total = expected_seconds(self.expected)
         self.done = 0.0            # expected seconds of the kernels finished so far
         self.kernels = 0
         self.timings = []
@@ -50,8 +74,7 @@ class CompileProgress:
     def eta(self) -> float | None:
         if not self.done:
             return None
-        rate = (time.perf_counter() - self._t0) / self.done
-        return max(self.total - self.done, 0.0) * rate
+        return estimate_left(self.total, self.done, time.perf_counter() - self._t0)
 
     def __enter__(self):
         from numba.core import event

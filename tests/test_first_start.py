@@ -14,7 +14,15 @@ from numba import njit
 
 from impulse.app.kernel_compile import BackgroundCompile
 from impulse.engine import jitopts, warmup
-from impulse.engine.compile_progress import CompileProgress, load_manifest, write_manifest
+from impulse.engine.compile_progress import (
+    PRIOR_S,
+    CompileProgress,
+    estimate_left,
+    expected_duration_text,
+    expected_seconds,
+    load_manifest,
+    write_manifest,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -96,6 +104,39 @@ def test_progress_kernel_by_kernel_with_an_estimate(tmp_path):
     back = load_manifest(tmp_path / "m.json")
     assert back[name][1] == 2 and back[name][0] > 1.0
     assert load_manifest(tmp_path / "missing.json") == {}
+
+
+@pytest.mark.parametrize("total", [120.0, 330.0, 900.0])
+@pytest.mark.parametrize("pace", [0.5, 1.0, 2.5])
+@pytest.mark.parametrize("startup", [0.0, 4.0, 12.0])
+def test_the_estimate_starts_from_the_manifest_and_follows_this_machine(total, pace, startup):
+    """A compile at `pace` times the manifest's seconds after `startup` seconds of imports:
+    the first kernel's estimate is near the manifest's total (the start-up alone put a
+    5-minute compile at 15 min), and as kernels finish it comes within 10 % of the truth."""
+    def left_after(done):
+        return estimate_left(total, done, startup + pace * done)
+
+    truth = lambda done: pace * (total - done)          # noqa: E731
+    first = left_after(0.3)
+    assert total * min(pace, 1.0) * 0.7 <= first <= total * max(pace, 1.0) * 1.5
+    for done in (0.5 * total, 0.8 * total):
+        assert left_after(done) == pytest.approx(truth(done), rel=0.1, abs=startup + PRIOR_S)
+    late = 0.9 * total
+    assert abs(left_after(late) - truth(late)) <= abs(left_after(0.3 * total)
+                                                      - truth(0.3 * total)) + 1e-9
+    assert left_after(total) == 0.0 and left_after(1.2 * total) == 0.0
+    # the old estimate, elapsed/done alone, from the first kernel: far off after a start-up
+    if startup >= 4.0:
+        assert (total - 0.3) * (startup + 0.3 * pace) / 0.3 > 3 * first
+
+
+def test_the_announced_duration_is_the_manifests():
+    assert expected_seconds({"a": (100.0, 2), "b": (200.5, 1)}) == 300.5
+    assert expected_duration_text({"a": (100.0, 2), "b": (200.5, 1)}) == \
+        "about 6 minutes on a 2-core machine"
+    assert expected_seconds({}) > 0
+    m = load_manifest()
+    assert expected_seconds() == pytest.approx(sum(s for s, _ in m.values()))
 
 
 def test_the_manifest_names_the_kernels_a_warm_up_compiles():
