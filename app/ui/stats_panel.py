@@ -6,11 +6,13 @@ from imgui_bundle import imgui, implot
 
 from impulse.app.ui.layout import place
 
-PLOT_MIN_H = 140      # px: below this the ticks overlap and a plot shows nothing
+PLOT_H = 140          # px: the plots under "Cycles and errors"
+PLOT_MIN_H = 120      # px: the energy plot shrinks to this to leave room for the header
+                      # below it (at 1280x720); it keeps three y ticks and its legend
 plot_heights: dict[str, float] = {}   # last frame's height of each plot (tests read it)
 
 
-def _plot(title: str, series, t: np.ndarray, height: float = PLOT_MIN_H,
+def _plot(title: str, series, t: np.ndarray, height: float = PLOT_H,
           log: bool = False) -> None:
     """A line plot at least PLOT_MIN_H high. Log plots get decade limits from the data (a
     flat or empty series would otherwise give ticks like 1e-150)."""
@@ -26,9 +28,37 @@ def _plot(title: str, series, t: np.ndarray, height: float = PLOT_MIN_H,
             implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
         lo, hi = (decades if log else padded)([y for _, y in series])
         implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
+        if not log:           # as many ticks as the plot's height holds labels
+            implot.setup_axis_ticks(implot.ImAxis_.y1, nice_ticks(lo, hi, _ticks_for(height)))
         for label, y in series:
             implot.plot_line(label, t, y)
         implot.end_plot()
+
+
+TICK_SPACING = 18     # px: a y tick label's height and a gap
+PLOT_FRAME_H = 75     # px of a plot's height that are not its data area (legend, title,
+                      # x tick labels, paddings)
+
+
+def _ticks_for(height: float) -> int:
+    return int(min(max((height - PLOT_FRAME_H) // TICK_SPACING, 2), 8))
+
+
+def nice_ticks(lo: float, hi: float, most: int) -> list[float]:
+    """The most round values in [lo, hi], at most `most` of them, a step of 1, 2, 2.5 or 5
+    times a power of ten apart (implot's own ticks overlapped on a short plot of a wide
+    range: five labels in 30 px)."""
+    span = hi - lo
+    if not np.isfinite(span) or span <= 0.0:
+        return [lo]
+    power = 10.0 ** (np.floor(np.log10(span / max(most, 1))) - 1)
+    for step in (m * power * 10.0 ** k for k in range(4) for m in (1.0, 2.0, 2.5, 5.0)):
+        ticks = step * np.arange(np.ceil(lo / step), np.floor(hi / step) + 1)
+        if len(ticks) <= most:
+            digits = max(0, 2 - int(np.floor(np.log10(step))))   # 3.3, not 3.3000000000000003
+            return [round(float(v), digits) + 0.0 for v in ticks
+                    if lo <= round(float(v), digits) <= hi] or [lo]
+    return [lo, hi]
 
 
 def padded(arrays, margin: float = 0.08) -> tuple[float, float]:
@@ -74,9 +104,10 @@ def draw_stats_panel(app) -> None:
         imgui.text(f"{fps:4.1f} fps ({1000 / fps if fps else 0:4.1f} ms)  "
                    f"RTF {loop.real_time_factor:.2f}")
         batch = loop.last_batch
-        if batch is not None:                  # the last batch of steps the loop ran
-            imgui.text(f"batch {batch.done} steps {batch.wall_s * 1e3:.0f} ms"
-                       f"{' (thread)' if loop.threaded else ''}")
+        if batch is not None and imgui.is_item_hovered():   # the loop's last batch of steps
+            imgui.set_tooltip(f"frames per second and real-time factor; the physics "
+                              f"{'thread' if loop.threaded else 'in the frame'} ran its last "
+                              f"batch of {batch.done} steps in {batch.wall_s * 1e3:.1f} ms")
         imgui.text(f"step {app.session.step_ms:.3f} ms  cycles {last.get('cycles', 0)}")
         imgui.text(f"halvings {last.get('halvings', 0)}  contacts {last.get('contacts', 0)}")
         tally = app.session.tolerance
