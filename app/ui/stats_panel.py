@@ -8,7 +8,7 @@ from impulse.app.ui.layout import place
 
 PLOT_H = 140          # px: the plots under "Cycles and errors"
 PLOT_MIN_H = 120      # px: the energy plot shrinks to this to leave room for the header
-                      # below it (at 1280x720); it keeps three y ticks and its legend
+                      # below it (at 1280x720); it keeps two y ticks (nice_ticks) and its legend
 plot_heights: dict[str, float] = {}   # last frame's height of each plot (tests read it)
 
 
