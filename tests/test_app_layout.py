@@ -89,3 +89,32 @@ def test_stats_fit_without_scrolling(sized_app, scene_path, missed):
     assert win.content_size_ideal.y <= room + 1, \
         f"Stats: content {win.content_size_ideal.y:.0f} px in {room:.0f} px"
     assert stats_panel.plot_heights["energy [J]"] >= stats_panel.PLOT_MIN_H
+
+
+def test_reset_layout_puts_panels_back(sized_app, scene_path):
+    from imgui_bundle import imgui
+
+    from impulse.app.ui.layout import rect, reset_layout
+    a = sized_app
+    assert a._open(scene_path("pendulum.json"))
+    pump(a, 3)
+    width, height = a.viewer.window.width, a.viewer.window.height
+    imgui.set_current_context(a.viewer.ui.context)
+    tools = windows()["Tools"]
+    assert (tools.pos.x, tools.pos.y) == pytest.approx(rect("tools", width, height)[:2], abs=1)
+    tools.pos = imgui.ImVec2(500, 300)                   # the user moved it
+    pump(a, 2)
+    assert windows()["Tools"].pos.x == 500
+    reset_layout()
+    pump(a, 3)
+    assert (windows()["Tools"].pos.x, windows()["Tools"].pos.y) == \
+        pytest.approx(rect("tools", width, height)[:2], abs=1)
+
+
+def test_linear_plots_keep_flat_and_extreme_lines_inside_the_plot():
+    from impulse.app.ui import stats_panel
+    lo, hi = stats_panel.padded([np.zeros(5), np.full(5, 16.0)])      # asleep: KE 0, PE 16
+    assert lo < 0.0 and hi > 16.0 and hi - 16.0 == pytest.approx(0.08 * 16.0)
+    lo, hi = stats_panel.padded([np.full(5, 33.0)])                   # one flat line
+    assert lo < 33.0 < hi
+    assert stats_panel.padded([np.array([np.nan])]) == (0.0, 1.0)
