@@ -43,6 +43,8 @@ class BackgroundCompile:
         self.command = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
         self.proc = None
         self._stderr = []
+        self._heading = ("first start: starting the kernel compile "     # (reads the manifest:
+                         f"({expected_duration_text()}, once)")          # once, not per frame)
         if start:
             self.start()
 
@@ -112,8 +114,7 @@ class BackgroundCompile:
         if self.finished:
             return "physics kernels ready"
         if not self.kernels:
-            return (f"first start: starting the kernel compile ({expected_duration_text()}, "
-                    "once)")
+            return self._heading
         left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
         return f"first start: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
 
