@@ -50,7 +50,7 @@ def apply_drag(world, drag, h):
         return np.zeros(3)
     r = B.rot[b] @ drag.local_point
     point = B.pos[b] + r
-    ahead = look_ahead(B.pos[b], B.rot[b], B.vel[b], B.omega[b], B.inertia[b], point,
+    ahead = look_ahead(B.pos[b], B.rot[b], B.vel[b], B.omega[b], B.const.inertia[b], point,
                        world.settings.gravity, h, world.settings.taylor_order)
     a_w = world_inverse_inertia(B, b)
     k = B.inv_mass[b] * np.eye(3) - skew(r) @ a_w @ skew(r)
@@ -66,7 +66,7 @@ def apply_drag(world, drag, h):
         want = drag.target_rot @ drag.local_rot
         err = want @ B.rot[b].T            # rotation that takes the body to the target
         delta = rotation_vector(err) - B.omega[b] * h
-        inertia_w = B.rot[b] @ np.diag(B.inertia[b]) @ B.rot[b].T
+        inertia_w = B.rot[b] @ np.diag(B.const.inertia[b]) @ B.rot[b].T
         ang = drag.beta * inertia_w @ delta / h           # angular impulse
         size = max(np.linalg.norm(drag.local_point), 0.1)
         cap_l = drag.max_force * size * h

@@ -62,7 +62,7 @@ def joint_poses(world):
     """The JointPoses of a World now."""
     B, J, Sp = world.B, world.J, world.Sp
     m, s = len(world.joint_models), len(world.spring_models)
-    body, sbody, param = J.body[:m], Sp.body[:s], J.param[:m]
+    body, sbody, param = J.const.body[:m], Sp.const.body[:s], J.const.param[:m]
     limits = np.tile([-np.inf, np.inf], (m, 2, 1))
     for which, (lo, hi, on) in enumerate(((P_LO1, P_HI1, P_LIM1), (P_LO2, P_HI2, P_LIM2))):
         limited = param[:, on] != 0.0
@@ -75,8 +75,8 @@ def joint_poses(world):
         elif param[j, P_MOTOR] == MOTOR_VELOCITY:
             rate[j] = value
     return JointPoses(
-        kind=np.array(J.kind[:m]), anchor=_to_world(B, body, J.anchor[:m]),
-        centre=_centres(B, body), attached=body >= 0, frame=_to_world(B, body, J.frame[:m]),
+        kind=np.array(J.const.kind[:m]), anchor=_to_world(B, body, J.const.anchor[:m]),
+        centre=_centres(B, body), attached=body >= 0, frame=_to_world(B, body, J.const.frame[:m]),
         coord=param[:, [P_COORD1, P_COORD2]].astype(np.int64), limits=limits, target=target,
-        rate=rate, spring_anchor=_to_world(B, sbody, Sp.anchor[:s]),
+        rate=rate, spring_anchor=_to_world(B, sbody, Sp.const.anchor[:s]),
         spring_centre=_centres(B, sbody), spring_attached=sbody >= 0)

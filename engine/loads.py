@@ -22,7 +22,7 @@ impulse at the step's middle that Schmitt's sec. 8 assumes), and v(t+h) = v + h 
 the velocity stage corrects the joints and contacts. Second order in h, also for a
 body-frame load or a force at a point, whose direction and arm turn with the body.
 
-A joint load's effort goes into J.param[:, P_EFFORT] and is kicked the same way, along the
+A joint load's effort goes into J.effort and is kicked the same way, along the
 coordinate's row (step.joint_efforts, joints/generic.apply_effort).
 
 Static and sleeping bodies take no kicks. A body whose load changes wakes (World.step); an
@@ -37,7 +37,7 @@ from scipy.spatial.transform import Rotation
 
 from .handles import LoadId
 from .impulses import apply_angular_impulse, apply_impulse
-from .joints import COORD_NONE, COORD_OFFSET_X, COORDS, P_COORD1, P_EFFORT
+from .joints import COORD_NONE, COORD_OFFSET_X, COORDS, P_COORD1
 from .scene_entries import scene_to_principal
 from .sleeping import waking
 
@@ -174,13 +174,13 @@ def world_wrench(world, lm, b, t, half_step=0.0):
 
 def sum_wrenches(world, t, h, out):
     """out (n, 6): every body's world force and torque about its centre of mass for the
-    step [t, t + h], taken at its middle, and the joint loads' efforts into world.J's
-    P_EFFORT column; returns the indices of the bodies whose wrench or whose joints' effort
-    differs from what they held."""
+    step [t, t + h], taken at its middle, and the joint loads' efforts into world.J.effort;
+    returns the indices of the bodies whose wrench or whose joints' effort differs from what
+    they held."""
     before = out.copy()
     out[:] = 0.0
     J = world.J
-    efforts = J.param[:, P_EFFORT]
+    efforts = J.effort
     efforts_before = efforts.copy()
     efforts[:] = 0.0
     index = {m.name: i for i, m in enumerate(world.models)}
@@ -195,7 +195,7 @@ def sum_wrenches(world, t, h, out):
         out[b, 3:] += torque
     changed = set(np.flatnonzero(np.any(out != before, axis=1)).tolist())
     for j in np.flatnonzero(efforts != efforts_before):
-        changed.update(int(b) for b in J.body[j] if b >= 0)
+        changed.update(int(b) for b in J.const.body[j] if b >= 0)
     return np.array(sorted(changed), dtype=np.int64)
 
 
@@ -204,11 +204,11 @@ def joint_arrow(world, j, effort):
     the primary coordinate's axis or a force along its direction (what B receives)."""
     from .joints.generic import coordinate
     B, J = world.B, world.J
-    ctype = int(J.param[j, P_COORD1])
+    ctype = int(J.const.param[j, P_COORD1])
     _, wx, wy, wz = coordinate(B, J, j, ctype, False)
     w = np.array([wx, wy, wz])
-    b = int(J.body[j, 1])
-    point = world._world_point(b, J.anchor[j, 1])
+    b = int(J.const.body[j, 1])
+    point = world._world_point(b, J.const.anchor[j, 1])
     zero = np.zeros(3)
     return (point, effort * w, zero) if ctype == COORD_OFFSET_X else (point, zero, effort * w)
 
@@ -270,7 +270,7 @@ class LoadEdits:
             raise ValueError(f"no body named {lm.body!r}")
         if lm.joint is not None:
             jm, _, i, is_spring = self._joint_row(lm.joint)
-            if is_spring or COORDS[int(self.J.kind[i])][0] == COORD_NONE:
+            if is_spring or COORDS[int(self.J.const.kind[i])][0] == COORD_NONE:
                 raise ValueError(f"joint {lm.joint!r} is a {jm.kind} joint, which has no "
                                  "coordinate for an effort (hinge, slider, universal, "
                                  "cylindrical, rail and planar have)")

@@ -130,12 +130,12 @@ def to_document(world):
             entry["still"] = float(st["still"][b])
         doc["bodies"][m.name] = entry
     if world.joint_models:   # exact anchors and frames (the scene's local ones round)
-        doc["joints"] = {j.name: {"anchors": world.J.anchor[i].ravel().tolist(),
-                                  "frames": world.J.frame[i].ravel().tolist()}
+        doc["joints"] = {j.name: {"anchors": world.J.const.anchor[i].ravel().tolist(),
+                                  "frames": world.J.const.frame[i].ravel().tolist()}
                          for i, j in enumerate(world.joint_models)}
     if world.spring_models:
         doc["springs"] = {s.name: {"force_prev": st["force_prev"][i].tolist(),
-                                   "anchors": world.Sp.anchor[i].ravel().tolist()}
+                                   "anchors": world.Sp.const.anchor[i].ravel().tolist()}
                           for i, s in enumerate(world.spring_models)}
     arrays = {k: v.tolist() for k, v in st.items()
               if isinstance(v, np.ndarray) and (k.startswith(("prev", "pending", "slept"))
@@ -152,7 +152,7 @@ def from_document(world, doc, where="$.state"):
     if sorted(doc["bodies"]) != sorted(names):
         raise ValueError(f"{where}.bodies: must list exactly the scene's bodies")
     world.sleep.wake_all(world)
-    world.sleep.fit(len(names), world.J.kind.shape[0])
+    world.sleep.fit(len(names), world.J.const.kind.shape[0])
     st = capture(world)
     st["time"], st["h_prev"] = float(doc["time"]), float(doc["h_prev"])
     st["asleep"][:], st["island"][:], st["still"][:] = False, -1, 0.0
@@ -172,13 +172,13 @@ def from_document(world, doc, where="$.state"):
     joints = doc.get("joints", {})
     for i, j in enumerate(world.joint_models):
         if j.name in joints:
-            _exact(world.J.anchor[i], joints[j.name]["anchors"])
-            _exact(world.J.frame[i], joints[j.name]["frames"], always=j.kind == "ball")
+            _exact(world.J.const.anchor[i], joints[j.name]["anchors"])
+            _exact(world.J.const.frame[i], joints[j.name]["frames"], always=j.kind == "ball")
     springs = doc.get("springs", {})
     for i, s in enumerate(world.spring_models):
         if s.name in springs:
             st["force_prev"][i] = np.asarray(springs[s.name]["force_prev"], dtype=np.float64)
-            _exact(world.Sp.anchor[i], springs[s.name]["anchors"])
+            _exact(world.Sp.const.anchor[i], springs[s.name]["anchors"])
     contacts = doc.get("contacts", {})
     world.collision.tables()
     det = world.collision.detector

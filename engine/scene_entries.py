@@ -82,14 +82,14 @@ def joint_entry(world, jm, arrays, i, is_spring):
     entry = copy.deepcopy(jm.spec)
     for key in WORLD_FRAME_KEYS:
         entry.pop(key, None)
-    sides = [int(b) for b in arrays.body[i]]
+    sides = [int(b) for b in arrays.const.body[i]]
     entry["local_anchors"] = [
-        _floats(principal_to_scene(world.models[b] if b >= 0 else None, arrays.anchor[i, s]))
+        _floats(principal_to_scene(world.models[b] if b >= 0 else None, arrays.const.anchor[i, s]))
         for s, b in enumerate(sides)]
     if is_spring:
-        entry["rest_length"] = float(arrays.rest[i])
+        entry["rest_length"] = float(arrays.const.rest[i])
     elif entry["type"] != "ball":
-        axes = [scene_frame_axes(world, b, arrays.frame[i, s]) for s, b in enumerate(sides)]
+        axes = [scene_frame_axes(world, b, arrays.const.frame[i, s]) for s, b in enumerate(sides)]
         entry["local_axes"] = [_floats(x) for x, _ in axes]
         entry["local_refs"] = [_floats(y) for _, y in axes]
     return entry

@@ -30,6 +30,8 @@ import functools
 import numpy as np
 from numba import njit
 
+from . import state as S
+
 NO_ISLAND = -1
 
 
@@ -166,9 +168,8 @@ class Sleep:
 
     def _wake_mask(self, world, mask):
         B, J = world.B, world.J
-        for b in np.flatnonzero(mask):
-            world._set_mass_rows(B, b, world.models[b])     # the body's own rows, bit for bit
-            B.pred_ok[b] = False
+        S.release(B, mask)                  # the body's own mass and inertia, bit for bit
+        B.pred_ok[mask] = False
         self.asleep[mask] = False
         self.wakes += 1
         self.island[mask] = NO_ISLAND
@@ -181,7 +182,7 @@ class Sleep:
     @staticmethod
     def _touches(J, mask):
         """Joints with a body in mask."""
-        ends = J.body
+        ends = J.const.body
         hit = np.zeros(ends.shape[0], dtype=np.bool_)
         for side in range(2):
             b = ends[:, side]
@@ -192,9 +193,9 @@ class Sleep:
     def _joints_at_rest(cls, J, static, asleep):
         """Enabled joints on a sleeping body with no awake dynamic body (every end fixed,
         asleep or the world): off while they sleep."""
-        ends_rest = np.ones(J.body.shape[0], dtype=np.bool_)
+        ends_rest = np.ones(J.const.body.shape[0], dtype=np.bool_)
         for side in range(2):
-            b = J.body[:, side]
+            b = J.const.body[:, side]
             ends_rest &= (b < 0) | static[np.maximum(b, 0)]
         return J.enabled & ends_rest & cls._touches(J, asleep)
 
@@ -228,7 +229,7 @@ class Sleep:
         B, J, Sp, s = world.B, world.J, world.Sp, world.settings
         movable = ~B.static
         if s.sleeping:     # (off: the islands are still counted for the statistics)
-            count_still(movable, B.vel, B.omega, B.inv_mass, B.inertia, h, s.sleep_speed,
+            count_still(movable, B.vel, B.omega, B.inv_mass, B.const.inertia, h, s.sleep_speed,
                         self.still)
         pairs = self._pairs(J, Sp, C)
         self.islands = find_islands(movable, pairs, self._labels)
@@ -246,9 +247,7 @@ class Sleep:
             self._next_id += 1
         self.asleep |= mask
         self.naps += 1
-        B.static[mask] = True
-        B.inv_mass[mask] = 0.0
-        B.inv_inertia[mask] = 0.0
+        S.hold(B, mask)
         B.vel[mask] = 0.0
         B.omega[mask] = 0.0
         B.pred_ok[mask] = False
@@ -260,10 +259,10 @@ class Sleep:
 
     @staticmethod
     def _pairs(J, Sp, C):
-        if C is not None and J.body.shape[0] == 0 and Sp.body.shape[0] == 0 and \
+        if C is not None and J.const.body.shape[0] == 0 and Sp.const.body.shape[0] == 0 and \
                 C.body.dtype == np.int64 and C.body.flags.c_contiguous:
             return C.body                  # contacts only (a pile): no copy
-        parts = [J.body[J.enabled], Sp.body]
+        parts = [J.const.body[J.enabled], Sp.const.body]
         if C is not None and C.body.shape[0]:
             parts.append(C.body)
         return np.ascontiguousarray(np.concatenate(parts).astype(np.int64, copy=False))
@@ -277,11 +276,11 @@ class Sleep:
         if world.drag is not None:
             keep[world.drag.body] = True
         J = world.J
-        p = J.param
+        p = J.const.param
         moving = J.enabled & (p[:, P_MOTOR] != MOTOR_NONE) & (
             (p[:, P_SEQ_LEN] > 0) | ((p[:, P_MOTOR] == MOTOR_VELOCITY) & (p[:, P_TARGET] != 0)))
         for j in np.flatnonzero(moving):
-            for b in J.body[j]:
+            for b in J.const.body[j]:
                 if b >= 0:
                     keep[b] = True
         for lm in world.load_models:          # loads.py: a load that varies over time
@@ -290,7 +289,7 @@ class Sleep:
             if lm.joint is None:
                 keep[world.body_index(lm.body)] = True
             else:
-                keep[[b for b in J.body[world.joint_index(lm.joint)] if b >= 0]] = True
+                keep[[b for b in J.const.body[world.joint_index(lm.joint)] if b >= 0]] = True
         return keep
 
     # ---- measures and snapshots ------------------------------------------------------------
@@ -312,9 +311,9 @@ class Sleep:
         ones static); joints off where every end sleeps or is fixed."""
         B, J = world.B, world.J
         n = B.static.shape[0]
-        if self.joint_off.shape[0] == J.kind.shape[0]:
+        if self.joint_off.shape[0] == J.const.kind.shape[0]:
             J.enabled[self.joint_off] = True
-        self.fit(n, J.kind.shape[0])
+        self.fit(n, J.const.kind.shape[0])
         self.joint_off[:] = False
         if "asleep" not in st or st["asleep"].shape[0] != n:
             self.asleep[:] = False

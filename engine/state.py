@@ -1,23 +1,39 @@
 """The flat arrays a step works on, bundled as named tuples so numba kernels can take them.
 
 Shapes: n bodies, m joints, s springs, N = Taylor order. Body index -1 is the world.
+
+Model and data apart (MuJoCo's mjModel/mjData): each kind of object is a tuple of what
+changes (its state, the next step's input and what a step derives), and holds its constants
+apart in a nested tuple, `const` (BodyConstants, JointConstants, SpringConstants): set from
+the object's definition by the World's add and edit methods, and written by nothing else —
+not by a step, not by sleeping, not by the guard. A kernel reads them as B.const.inertia,
+J.const.param[j, P_LO].
 """
 from collections import namedtuple
 
 import numpy as np
 
-# Body state and per-step derived quantities (all float64 unless noted).
+# A body's constants (model).
+BodyConstants = namedtuple("BodyConstants", [
+    "inv_mass",       # (n,) 1/m; 0 for fixed bodies
+    "inertia",        # (n,3) principal moments J; 0 for fixed bodies
+    "inv_inertia",    # (n,3) J^-1 with 0 where J = 0 or the body is fixed
+    "fixed",          # (n,) bool: fixed by its definition
+])
+
+# Bodies (all float64 unless noted).
 Bodies = namedtuple("Bodies", [
     # state: what a step advances
     "pos",            # (n,3) centre of mass, world
     "rot",            # (n,3,3) principal axes as columns (body -> world)
     "vel",            # (n,3) centre velocity
     "omega",          # (n,3) angular velocity, world
-    # model: the body's constants
+    # mobility: how the step may move the body, set between steps from `const` (hold and
+    # release below): the body's own inverse mass and inertia, or 0 and static while it
+    # sleeps (sleeping.py) or the guard holds it (world.py)
     "inv_mass",       # (n,) 0 for static bodies
-    "inertia",        # (n,3) principal moments J
-    "inv_inertia",    # (n,3) J^-1 with 0 where J = 0 or the body is static
-    "static",         # (n,) bool
+    "inv_inertia",    # (n,3)
+    "static",         # (n,) bool: fixed, asleep or held
     # derived in the step
     "inertia_w",      # (n,3,3) R J R^T at the current time
     "inv_inertia_w",  # (n,3,3) R J^-1 R^T at the current time
@@ -27,67 +43,142 @@ Bodies = namedtuple("Bodies", [
     "pred_ok",        # (n,) bool: cache valid for the current velocities
     # input of the next step
     "load",           # (n,6) external force and torque [N, N m], world, of this step (loads.py)
+    # model
+    "const",          # BodyConstants
 ])
 
-# Joints: one row each; `kind` selects the constraint family (engine/joints/).
-Joints = namedtuple("Joints", [
-    # model: the joint's constants
+# A joint's constants (model); `kind` selects the constraint family (engine/joints/).
+JointConstants = namedtuple("JointConstants", [
     "kind",      # (m,) int64
     "body",      # (m,2) int64, -1 = world
     "anchor",    # (m,2,3) anchor in each body's principal frame (world coords for the world)
     "frame",     # (m,2,3,3) joint frame (columns x, y, z) in each body's frame (world: world)
-    "param",     # (m,P_SIZE) lock masks, limits, motor, spring (joints/__init__.py); its
-                 # P_EFFORT column is the next step's input (loads.sum_wrenches)
+    "param",     # (m,P_SIZE) lock masks, limits, motor, spring (joints/__init__.py)
+    "seq",       # (q,2) motor target sequences (time, value), one table for all joints; rows
+                 # referenced by param (WHOLE: not one row per joint)
+])
+
+# Joints: one row each.
+Joints = namedtuple("Joints", [
+    # switch, set between steps: on, or off while every end sleeps or is fixed (sleeping.py)
     "enabled",   # (m,) bool
+    # input of the next step
+    "effort",    # (m,) an actuator's effort on the primary coordinate [N m or N]
+                 # (loads.sum_wrenches; joints/generic.apply_effort)
     # derived in the step
     "arm",       # (m,2,3) world arms at the current time
     "kinv",      # (m,3,3) inverse of the 3x3 K matrix at the current time
     "err",       # (m,) last measured position error
     "acc",       # (m,A_SIZE) accumulated limit/motor row impulses of this step
-    # model, one table for all joints (last: world_edits.py keeps it whole)
-    "seq",       # (q,2) motor target sequences (time, value); rows referenced by param
+    # model
+    "const",     # JointConstants
 ])
 
-# Springs and dampers between two body points (Schmitt sec. 10).
-Springs = namedtuple("Springs", [
-    # model: the spring's constants
+# A spring's constants (model); springs and dampers between two body points (Schmitt
+# sec. 10).
+SpringConstants = namedtuple("SpringConstants", [
     "body",      # (s,2) int64
     "anchor",    # (s,2,3) in each body's frame (world coords for the world)
     "rest",      # (s,) rest length Dist
     "stiff",     # (s,) K_f [N/m]
     "damp",      # (s,) K_d [N s/m]
-    # derived in the step
-    "applied",   # (s,3) impulse applied so far in this step (iterated mode)
-    # state
-    "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
 ])
 
-# What each field of Bodies, Joints and Springs is (MuJoCo's model/data split):
-#   model    an object's constants, set from its definition when it is made or edited (the
-#            World's add/edit methods) and never written by a step
-#   state    what a step advances from t to t + h, and a save keeps (resume.py)
-#   input    what is given for the next step before it starts (loads.sum_wrenches; also
-#            Joints.param's P_EFFORT column)
-#   derived  recomputed from model and state inside a step (look-ahead caches, the world
-#            frame's arms and inertias, the step's accumulated impulses)
-# tests/test_engine_step_stages.py checks that a step writes no model field and leaves the
-# settings array as it was. Contacts are all of one step: detection fills them, the step
-# derives the rest.
+Springs = namedtuple("Springs", [
+    # state
+    "force_prev",  # (s,3) spring force at the previous step's time (iterated mode)
+    # derived in the step
+    "applied",   # (s,3) impulse applied so far in this step (iterated mode)
+    # model
+    "const",     # SpringConstants
+])
+
+# What each field is (the model/data split):
+#   model     an object's constants (its `const` tuple)
+#   state     what a step advances from t to t + h, and a save keeps (resume.py)
+#   input     what is given for the next step before it starts (loads.sum_wrenches)
+#   switch    set between steps, never in one: a body's mobility (hold/release: sleeping,
+#             the guard), a joint's enabled flag (sleeping); a save keeps the bodies'
+#   derived   recomputed from model and state inside a step (look-ahead caches, the world
+#             frame's arms and inertias, the step's accumulated impulses)
+# tests/test_engine_step_stages.py checks that a step writes no model and no switch field and
+# leaves the settings array as it was. Contacts are all of one step: detection fills them,
+# the step derives the rest.
 ROLES = {
-    "Bodies": {"model": ("inv_mass", "inertia", "inv_inertia", "static"),
+    "Bodies": {"model": ("inv_mass", "inertia", "inv_inertia", "fixed"),
                "state": ("pos", "rot", "vel", "omega"),
                "input": ("load",),
+               "switch": ("inv_mass", "inv_inertia", "static"),
                "derived": ("inertia_w", "inv_inertia_w", "pred_pos", "pred_series",
                            "pred_rot", "pred_ok")},
-    "Joints": {"model": ("kind", "body", "anchor", "frame", "param", "enabled", "seq"),
+    "Joints": {"model": ("kind", "body", "anchor", "frame", "param", "seq"),
                "state": (),
-               "input": (),
+               "input": ("effort",),
+               "switch": ("enabled",),
                "derived": ("arm", "kinv", "err", "acc")},
     "Springs": {"model": ("body", "anchor", "rest", "stiff", "damp"),
                 "state": ("force_prev",),
                 "input": (),
+                "switch": (),
                 "derived": ("applied",)},
 }
+CONSTANTS = {"Bodies": BodyConstants, "Joints": JointConstants, "Springs": SpringConstants}
+
+# Fields that are one table for all objects, not one row per object (the row functions
+# below keep them whole).
+WHOLE = ("seq",)
+
+
+def map_rows(fn, table, *others):
+    """`table`'s type with fn(array, *the others' arrays) for each per-object array, the
+    nested constants included; WHOLE fields stay the table's."""
+    out = []
+    for name, a, *rest in zip(table._fields, table, *others, strict=True):
+        if isinstance(a, tuple):
+            out.append(map_rows(fn, a, *rest))
+        else:
+            out.append(a if name in WHOLE else fn(a, *rest))
+    return type(table)(*out)
+
+
+def append_rows(table, rows):
+    """The table with `rows` (a table of the same kind) added at its end."""
+    return map_rows(lambda a, r: np.concatenate([a, r]), table, rows)
+
+
+def insert_row(table, i, row):
+    """The table with `row` (row_at's) put back before index i."""
+    return map_rows(lambda a, r: np.insert(a, i, r, axis=0), table, row)
+
+
+def delete_row(table, i):
+    return map_rows(lambda a: np.delete(a, i, axis=0), table)
+
+
+def row_at(table, i):
+    """Row i of every per-object array (copies), as a table of the same kind."""
+    return map_rows(lambda a: np.array(a[i]), table)
+
+
+def with_seq(J, seq):
+    """Joints whose target sequence table is `seq`."""
+    return J._replace(const=J.const._replace(seq=seq))
+
+
+def hold(B, idx):
+    """Bodies idx stop moving in the steps to come (asleep, or held by the guard)."""
+    B.static[idx] = True
+    B.inv_mass[idx] = 0.0
+    B.inv_inertia[idx] = 0.0
+
+
+def release(B, idx):
+    """Bodies idx move again with their own mass and inertia (bit for bit their constants)."""
+    c = B.const
+    B.static[idx] = c.fixed[idx]
+    B.inv_mass[idx] = c.inv_mass[idx]
+    B.inv_inertia[idx] = c.inv_inertia[idx]
+
 
 # Contacts of one step (engine/contacts/solve.py): c rows, one per contact point; A = body[:,0]
 # (the normal points from B to A). Filled from a ContactSet before each step.
@@ -196,31 +287,34 @@ T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_
 
 
 def empty_bodies(n, order):
+    const = BodyConstants(inv_mass=np.zeros(n), inertia=np.zeros((n, 3)),
+                          inv_inertia=np.zeros((n, 3)), fixed=np.zeros(n, dtype=np.bool_))
     return Bodies(
         pos=np.zeros((n, 3)), rot=np.tile(np.eye(3), (n, 1, 1)), vel=np.zeros((n, 3)),
-        omega=np.zeros((n, 3)), inv_mass=np.zeros(n), inertia=np.zeros((n, 3)),
-        inv_inertia=np.zeros((n, 3)), static=np.zeros(n, dtype=np.bool_),
+        omega=np.zeros((n, 3)), inv_mass=np.zeros(n), inv_inertia=np.zeros((n, 3)),
+        static=np.zeros(n, dtype=np.bool_),
         inertia_w=np.zeros((n, 3, 3)), inv_inertia_w=np.zeros((n, 3, 3)),
         pred_pos=np.zeros((n, 3)), pred_series=np.zeros((n, order + 1, 3)),
         pred_rot=np.tile(np.eye(3), (n, 1, 1)),
-        pred_ok=np.zeros(n, dtype=np.bool_), load=np.zeros((n, 6)))
+        pred_ok=np.zeros(n, dtype=np.bool_), load=np.zeros((n, 6)), const=const)
 
 
 def empty_joints(m, seq_rows=0):
     from .joints import A_SIZE, P_SIZE
-    return Joints(
+    const = JointConstants(
         kind=np.zeros(m, dtype=np.int64), body=np.zeros((m, 2), dtype=np.int64),
-        anchor=np.zeros((m, 2, 3)), param=np.zeros((m, P_SIZE)),
-        enabled=np.ones(m, dtype=np.bool_), arm=np.zeros((m, 2, 3)),
-        kinv=np.zeros((m, 3, 3)), err=np.zeros(m), frame=np.tile(np.eye(3), (m, 2, 1, 1)),
-        acc=np.zeros((m, A_SIZE)), seq=np.zeros((seq_rows, 2)))
+        anchor=np.zeros((m, 2, 3)), frame=np.tile(np.eye(3), (m, 2, 1, 1)),
+        param=np.zeros((m, P_SIZE)), seq=np.zeros((seq_rows, 2)))
+    return Joints(
+        enabled=np.ones(m, dtype=np.bool_), effort=np.zeros(m), arm=np.zeros((m, 2, 3)),
+        kinv=np.zeros((m, 3, 3)), err=np.zeros(m), acc=np.zeros((m, A_SIZE)), const=const)
 
 
 def empty_springs(s):
-    return Springs(
+    const = SpringConstants(
         body=np.zeros((s, 2), dtype=np.int64), anchor=np.zeros((s, 2, 3)), rest=np.zeros(s),
-        stiff=np.zeros(s), damp=np.zeros(s), applied=np.zeros((s, 3)),
-        force_prev=np.zeros((s, 3)))
+        stiff=np.zeros(s), damp=np.zeros(s))
+    return Springs(force_prev=np.zeros((s, 3)), applied=np.zeros((s, 3)), const=const)
 
 
 def empty_contacts(c, n):

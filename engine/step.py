@@ -32,7 +32,7 @@ from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
 from .jitopts import NO_REFCOUNT, REFCOUNT
-from .joints import BALL, P_EFFORT, generic, spring
+from .joints import BALL, generic, spring
 from .loads import kick
 from .solvers import rounds
 from .solvers.iterative import (
@@ -154,16 +154,16 @@ def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
 def joint_efforts(B, J, dt, scratch_rows):
     """Half of the step's actuator efforts (loads on joints, loads.py): effort * dt along
     each joint's primary coordinate, at t and again at t + h like the body loads' kicks."""
-    for j in range(J.kind.shape[0]):
-        if J.enabled[j] and J.kind[j] != BALL and J.param[j, P_EFFORT] != 0.0:
+    for j in range(J.const.kind.shape[0]):
+        if J.enabled[j] and J.const.kind[j] != BALL and J.effort[j] != 0.0:
             generic.apply_effort(B, J, j, dt, scratch_rows)
 
 
 @njit(cache=True, **REFCOUNT)
 def joint_forces(B, J, hs, h_prev, scratch_rows):
     """The joints' springs, dampers and brakes for the window (h_prev + h)/2."""
-    for j in range(J.kind.shape[0]):
-        if J.enabled[j] and J.kind[j] != BALL:
+    for j in range(J.const.kind.shape[0]):
+        if J.enabled[j] and J.const.kind[j] != BALL:
             generic.apply_forces(B, J, j, hs, h_prev, scratch_rows)
 
 
@@ -278,7 +278,7 @@ def scratch(B, J, C, given):
             np.empty((order + 1, 3, 3)), np.empty((order + 7, 3, 3)),  # motion.series_over_step
             np.empty((3, 3)), np.empty((2, 3)),
             np.empty((12, 3, 3)),        # joints: s[0..5]; a motor's K (7 x 7): s[6..11]
-            np.empty((J.kind.shape[0], 7, 3)), np.empty((n, 3)), np.empty((n, 3)))
+            np.empty((J.const.kind.shape[0], 7, 3)), np.empty((n, 3)), np.empty((n, 3)))
 
 
 @njit(cache=True, nogil=True)

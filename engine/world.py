@@ -204,7 +204,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
     def joint_anchor_world(self):
         """(m,2,3) world positions of both anchors of every joint (for gizmos)."""
         m = len(self.joint_models)
-        body, local = self.J.body[:m], self.J.anchor[:m]
+        body, local = self.J.const.body[:m], self.J.const.anchor[:m]
         moving = body >= 0                     # the world's anchors are world points
         b = np.where(moving, body, 0)
         turned = np.einsum("jsab,jsb->jsa", self.B.rot[b], local) + self.B.pos[b]
@@ -247,7 +247,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         detection and after each sub-step's kernel."""
         self._check_order()
         sleep = self.sleep
-        sleep.fit(len(self.models), self.J.kind.shape[0])
+        sleep.fit(len(self.models), self.J.const.kind.shape[0])
         sleep.check_settings(self)
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
@@ -325,9 +325,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             else:
                 B.pos[b], B.rot[b] = 0.0, np.eye(3)
             B.vel[b] = B.omega[b] = 0.0
-            B.static[b] = True
-            B.inv_mass[b] = 0.0
-            B.inv_inertia[b] = 0.0
+            S.hold(B, b)
             B.pred_ok[b] = False
             if self.drag is not None and self.drag.body == b:
                 self.drag = None
@@ -492,7 +490,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                 continue
             m = 1.0 / B.inv_mass[b]
             lin += m * B.vel[b]
-            iw = B.rot[b] @ np.diag(B.inertia[b]) @ B.rot[b].T
+            iw = B.rot[b] @ np.diag(B.const.inertia[b]) @ B.rot[b].T
             ang += np.cross(B.pos[b], m * B.vel[b]) + iw @ B.omega[b]
         return lin, ang
 

@@ -129,15 +129,6 @@ def same_physics(a, b):
             and a.collision == b.collision and _same_shapes(a.shapes, b.shapes))
 
 
-def _insert_rows(table, index, rows):
-    """A namedtuple of arrays with `rows` (one row per array) inserted before `index`."""
-    return type(table)(*[np.insert(a, index, r, axis=0) for a, r in zip(table, rows, strict=True)])
-
-
-def _rows_at(table, i):
-    return tuple(np.array(a[i]) for a in table)
-
-
 class LiveEdits:
     """The World's live-edit methods (mixed into engine.world.World)."""
 
@@ -207,7 +198,7 @@ class LiveEdits:
     def joint_anchors(self, name):
         """(2, 3) world points of a joint's or spring's two anchors."""
         _, arrays, i, _ = self._joint_row(name)
-        return np.array([self._world_point(arrays.body[i, s], arrays.anchor[i, s])
+        return np.array([self._world_point(arrays.const.body[i, s], arrays.const.anchor[i, s])
                          for s in range(2)])
 
     def joint_poses(self):
@@ -267,21 +258,24 @@ class LiveEdits:
 
     @staticmethod
     def _set_mass_rows(B, i, m):
-        B.static[i] = m.static
+        """Body row i's constants from its BodyModel, and its mobility from them."""
+        c = B.const
+        c.fixed[i] = m.static
         if m.static:
-            B.inv_mass[i] = 0.0
-            B.inertia[i] = 0.0
-            B.inv_inertia[i] = 0.0
+            c.inv_mass[i] = 0.0
+            c.inertia[i] = 0.0
+            c.inv_inertia[i] = 0.0
             B.vel[i] = B.omega[i] = 0.0
         else:
-            B.inv_mass[i] = 1.0 / m.mass
-            B.inertia[i] = m.inertia
-            B.inv_inertia[i] = np.where(m.inertia > 0,
+            c.inv_mass[i] = 1.0 / m.mass
+            c.inertia[i] = m.inertia
+            c.inv_inertia[i] = np.where(m.inertia > 0,
                                         1.0 / np.where(m.inertia > 0, m.inertia, 1.0), 0.0)
+        S.release(B, i)
 
     def _append_bodies(self, models, specs):
         new = self._body_rows(models, specs)
-        self.B = S.Bodies(*[np.concatenate([a, b]) for a, b in zip(self.B, new, strict=True)])
+        self.B = S.append_rows(self.B, new)
         self.collision.add_bodies(models, len(self.models))
         self.models.extend(models)
         return [self._body_ids.add(m.name) for m in models]
@@ -294,7 +288,7 @@ class LiveEdits:
         from .resume import capture
         idx = self._body_arg(name)
         name = self.models[idx].name
-        removal = Removal(idx, self.body_entry(idx), _rows_at(self.B, idx), state=capture(self),
+        removal = Removal(idx, self.body_entry(idx), S.row_at(self.B, idx), state=capture(self),
                           steps_taken=self.steps_taken,
                           names=(self.body_names, self.scene_joint_names))
         for models, arrays, out in ((self.joint_models, "J", removal.joints),
@@ -302,7 +296,7 @@ class LiveEdits:
             for i, jm in enumerate(models):
                 if name in jm.bodies:
                     table = getattr(self, arrays)
-                    out.append((i, jm, _rows_at(table[:-1] if arrays == "J" else table, i)))
+                    out.append((i, jm, S.row_at(table, i)))
         gone = {jm.name for _, jm, _ in removal.joints + removal.springs}
         removal.loads = [(i, lm) for i, lm in enumerate(self.load_models)
                          if lm.body == name or lm.joint in gone]
@@ -319,10 +313,10 @@ class LiveEdits:
             self.drag = None if self.drag.body == idx else self.drag
             if self.drag is not None:
                 self.drag.body -= 1
-        self.B = S.Bodies(*[np.delete(a, idx, axis=0) for a in self.B])
+        self.B = S.delete_row(self.B, idx)
         self.collision.remove_body(idx)
         del self.models[idx]
-        for arr in (self.J.body, self.Sp.body):
+        for arr in (self.J.const.body, self.Sp.const.body):
             arr[arr > idx] -= 1
         self._body_ids.remove(name)
         return removal
@@ -340,19 +334,18 @@ class LiveEdits:
             if lm.name in self.load_names:
                 raise ValueError(f"load name {lm.name!r} is already taken")
         model = body_model(removal.entry, where=f"body {name!r}")
-        for arr in (self.J.body, self.Sp.body):
+        for arr in (self.J.const.body, self.Sp.const.body):
             arr[arr >= idx] += 1
         if self.drag is not None and self.drag.body >= idx:
             self.drag.body += 1
-        self.B = _insert_rows(self.B, idx, removal.body_rows)
+        self.B = S.insert_row(self.B, idx, removal.body_rows)
         self.collision.insert_body(idx, model)
         self.models.insert(idx, model)
         for i, jm, rows in removal.joints:
-            self.J = S.Joints(*[np.insert(a, i, r, axis=0)
-                                for a, r in zip(self.J[:-1], rows, strict=True)], seq=self.J.seq)
+            self.J = S.insert_row(self.J, i, rows)
             self.joint_models.insert(i, jm)
         for i, sm, rows in removal.springs:
-            self.Sp = _insert_rows(self.Sp, i, rows)
+            self.Sp = S.insert_row(self.Sp, i, rows)
             self.spring_models.insert(i, sm)
         if removal.filters:
             if self.contacts_spec is None:
@@ -412,11 +405,11 @@ class LiveEdits:
         B.pred_ok[b] = False
         turn = new.frame.T @ old.frame           # old principal frame -> new principal frame
         for arrays in (self.J, self.Sp):
-            for i, s in zip(*np.nonzero(arrays.body == b), strict=True):
-                scene = principal_to_scene(old, arrays.anchor[i, s])
-                arrays.anchor[i, s] = scene_to_principal(new, scene)
+            for i, s in zip(*np.nonzero(arrays.const.body == b), strict=True):
+                scene = principal_to_scene(old, arrays.const.anchor[i, s])
+                arrays.const.anchor[i, s] = scene_to_principal(new, scene)
                 if arrays is self.J:
-                    arrays.frame[i, s] = turn @ arrays.frame[i, s]
+                    arrays.const.frame[i, s] = turn @ arrays.const.frame[i, s]
         self.collision.replace_body(b, new)
 
     def rename_body(self, old, new):
@@ -455,14 +448,12 @@ class LiveEdits:
             raise ValueError(f"joint name {spec['name']!r} is already taken")
         model, rows, seq = self._joint_rows(spec)
         if spec["type"] == "spring":
-            self.Sp = S.Springs(*[np.concatenate([x, y])
-                                  for x, y in zip(self.Sp, rows, strict=True)])
+            self.Sp = S.append_rows(self.Sp, rows)
             self.spring_models.append(model)
         else:
-            rows.param[0, P_SEQ_START] = self.J.seq.shape[0]
-            self.J = S.Joints(*[np.concatenate([x, y])
-                                for x, y in zip(self.J[:-1], rows[:-1], strict=True)],
-                              seq=np.concatenate([self.J.seq, seq]))
+            rows.const.param[0, P_SEQ_START] = self.J.const.seq.shape[0]
+            self.J = S.with_seq(S.append_rows(self.J, rows),
+                                np.concatenate([self.J.const.seq, seq]))
             self.joint_models.append(model)
         return self._joint_ids.add(model.name)
 
@@ -476,35 +467,35 @@ class LiveEdits:
         model = JointModel(spec["name"], spec["type"], (a, b), spec)
         if spec["type"] == "spring":
             row = S.empty_springs(1)
-            row.body[0] = ia, ib
-            row.anchor[0] = anchors
+            row.const.body[0] = ia, ib
+            row.const.anchor[0] = anchors
             p = [self._world_point(ia, anchors[0]), self._world_point(ib, anchors[1])]
-            row.rest[0] = spec.get("rest_length", float(np.linalg.norm(p[1] - p[0])))
-            row.stiff[0] = spec["stiffness"]
-            row.damp[0] = spec.get("damping", 0.0)
+            row.const.rest[0] = spec.get("rest_length", float(np.linalg.norm(p[1] - p[0])))
+            row.const.stiff[0] = spec["stiffness"]
+            row.const.damp[0] = spec.get("damping", 0.0)
             return model, row, None
         kind, param, seq = parameters(spec)
         row = S.empty_joints(1)
-        row.kind[0] = kind
-        row.body[0] = ia, ib
-        row.anchor[0] = anchors
-        row.frame[0] = local_frames(self, spec, (ia, ib))
-        row.param[0] = param
+        row.const.kind[0] = kind
+        row.const.body[0] = ia, ib
+        row.const.anchor[0] = anchors
+        row.const.frame[0] = local_frames(self, spec, (ia, ib))
+        row.const.param[0] = param
         return model, row, seq
 
     @waking
     def remove_joint(self, name):
         """Remove a joint or spring, and the loads on it (a joint's target sequence rows stay
-        unused in J.seq)."""
+        unused in J.const.seq)."""
         jm, _, i, is_spring = self._joint_row(name)
         for lm in [lm for lm in self.load_models if lm.joint == jm.name]:
             self.remove_load(lm.name)
         self._joint_ids.remove(jm.name)
         if is_spring:
-            self.Sp = S.Springs(*[np.delete(a, i, axis=0) for a in self.Sp])
+            self.Sp = S.delete_row(self.Sp, i)
             del self.spring_models[i]
         else:
-            self.J = S.Joints(*[np.delete(a, i, axis=0) for a in self.J[:-1]], seq=self.J.seq)
+            self.J = S.delete_row(self.J, i)
             del self.joint_models[i]
 
     @waking
@@ -527,18 +518,18 @@ class LiveEdits:
         check_joint_entry(entry, self.body_names)
         model, rows, seq = self._joint_rows(entry)
         if not any(k in changes for k in JOINT_GEOMETRY_KEYS + ("bodies",)):
-            rows.anchor[0] = arrays.anchor[i]
+            rows.const.anchor[0] = arrays.const.anchor[i]
             if not is_spring:
-                rows.frame[0] = arrays.frame[i]
+                rows.const.frame[0] = arrays.const.frame[i]
         if is_spring:
             for f in ("body", "anchor", "rest", "stiff", "damp"):
-                getattr(arrays, f)[i] = getattr(rows, f)[0]
+                getattr(arrays.const, f)[i] = getattr(rows.const, f)[0]
             self.spring_models[i] = model
         else:
-            rows.param[0, P_SEQ_START] = arrays.seq.shape[0]
+            rows.const.param[0, P_SEQ_START] = arrays.const.seq.shape[0]
             for f in ("kind", "body", "anchor", "frame", "param"):
-                getattr(arrays, f)[i] = getattr(rows, f)[0]
-            self.J = self.J._replace(seq=np.concatenate([arrays.seq, seq]))
+                getattr(arrays.const, f)[i] = getattr(rows.const, f)[0]
+            self.J = S.with_seq(self.J, np.concatenate([arrays.const.seq, seq]))
             self.joint_models[i] = model
 
     def _world_point(self, b, local):

@@ -105,7 +105,7 @@ def test_mjcf_of_the_cradle_has_our_bodies_joints_and_pairs():
     for b, name in names.items():
         i = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
         assert m.body_mass[i] == pytest.approx(w.models[b].mass)
-        np.testing.assert_allclose(m.body_inertia[i], w.B.inertia[b], rtol=1e-9)
+        np.testing.assert_allclose(m.body_inertia[i], w.B.const.inertia[b], rtol=1e-9)
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
     for b, name in names.items():

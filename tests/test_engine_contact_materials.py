@@ -41,7 +41,7 @@ def test_a_ball_spinning_on_its_point_spins_down_at_mu_t_m_g_over_i(h, radius, m
     if on == "ball":
         ball["material"] = mat
     w = world([ground(mat if on == "ground" else None), ball], h)
-    alpha = mu_t * mass * G / w.B.inertia[1][1]
+    alpha = mu_t * mass * G / w.B.const.inertia[1][1]
     t_stop = omega0 / alpha
     while w.time < 0.5 * t_stop - 1e-9:
         w.step()
@@ -73,7 +73,7 @@ def rolling_on_flat(kind, radius, mu_r, speed, h, mass=1.7):
 def inertia_ratio(w, radius):
     """I / (m r^2) about the rolling axis (world z)."""
     rot = w.B.rot[1]
-    return (rot @ np.diag(w.B.inertia[1]) @ rot.T)[2, 2] * w.B.inv_mass[1] / radius ** 2
+    return (rot @ np.diag(w.B.const.inertia[1]) @ rot.T)[2, 2] * w.B.inv_mass[1] / radius ** 2
 
 
 @pytest.mark.parametrize("h", STEPS)

@@ -51,8 +51,8 @@ def _mobility(w):
     n = B.pos.shape[0]
     minv = inverse_mass_matrix(w)
     rows = []
-    for j in range(J.kind.shape[0]):
-        a, b = J.body[j]
+    for j in range(J.const.kind.shape[0]):
+        a, b = J.const.body[j]
         for e in np.eye(3):        # e.(v_a + w_a x r_a - v_b - w_b x r_b)
             g = np.zeros(6 * n)
             g[6 * a:6 * a + 3], g[6 * a + 3:6 * a + 6] = e, np.cross(J.arm[j, 0], e)

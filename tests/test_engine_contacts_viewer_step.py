@@ -183,7 +183,7 @@ def test_bodies_roll_down_slopes_at_the_analytic_rate(h, kind, angle, radius):
               h=h)
     m = 1.0 / w.B.inv_mass[1]
     rot = w.B.rot[1]
-    i_axis = (rot @ np.diag(w.B.inertia[1]) @ rot.T)[2, 2]
+    i_axis = (rot @ np.diag(w.B.const.inertia[1]) @ rot.T)[2, 2]
     a = G * math.sin(math.radians(angle)) / (1 + i_axis / (m * radius ** 2))
     n, down = slope_normal(angle), down_slope(angle)
     p0 = w.B.pos[1].copy()
@@ -424,7 +424,7 @@ def test_flat_disc_spins_down_at_two_thirds_mu_n_r(h, R, mu):
                {"name": "disc", "shape": {"type": "cylinder", "radius": R, "height": 0.02},
                 "mass": 2.0, "position": [0, 0.01, 0], "angular_velocity": [0, omega0, 0],
                 "material": {"static_friction": mu}}], h=h)
-    inertia = w.B.inertia[1][1]
+    inertia = w.B.const.inertia[1][1]
     alpha = 2 * mu * 2.0 * G * R / (3 * inertia)
     t = 0.5 * omega0 / alpha
     while w.time < t - 1e-9:
@@ -446,7 +446,7 @@ def test_thin_plate_spins_down_on_its_face_not_on_its_top(h, side, thickness, mu
                 "mass": mass, "position": [0, thickness / 2, 0],
                 "angular_velocity": [0, omega0, 0], "material": {"static_friction": mu}}], h=h)
     r_face = (side / 2) * (math.sqrt(2) + math.asinh(1.0)) / 3
-    alpha = mu * mass * G * r_face / w.B.inertia[1][1]
+    alpha = mu * mass * G * r_face / w.B.const.inertia[1][1]
     while w.time < 0.5 * omega0 / alpha - 1e-9:
         w.step()
         assert abs(w.B.rot[1][1, 1] - 1.0) < 1e-6                     # flat, never tipped

@@ -52,10 +52,10 @@ def assert_same_run(edited, reference, name, steps):
 def joint_frames_world(world):
     """(m, 2, 3, 3) joint frames in the world (the world side is stored in world axes)."""
     J, B = world.J, world.B
-    out = np.array(J.frame[:len(world.joint_models)])
+    out = np.array(J.const.frame[:len(world.joint_models)])
     for j in range(out.shape[0]):
         for s in range(2):
-            b = J.body[j, s]
+            b = J.const.body[j, s]
             if b >= 0:
                 out[j, s] = B.rot[b] @ out[j, s]
     return out

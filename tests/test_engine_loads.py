@@ -59,7 +59,7 @@ def test_a_torque_about_a_principal_axis_spins_a_body_up_at_tau_over_i(h, axis):
                                                "torque": list(2.5 * np.eye(3)[axis])}],
                            {"h": h, "gravity": [0, 0, 0]}))
     rot = w.B.rot[0]
-    inertia = (rot @ np.diag(w.B.inertia[0]) @ rot.T)[axis, axis]
+    inertia = (rot @ np.diag(w.B.const.inertia[0]) @ rot.T)[axis, axis]
     run_for(w, 0.5)
     expected = 2.5 * w.time / inertia * np.eye(3)[axis]
     assert np.allclose(w.B.omega[0], expected, rtol=1e-9, atol=1e-9)

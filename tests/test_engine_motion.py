@@ -74,7 +74,7 @@ def test_look_ahead_predicts_the_step_of_a_free_body():
                 "velocity": [1.0, 2.0, 0.5], "angular_velocity": [1.0, -2.0, 3.0]})
     p = w.body_pos[0] + w.body_rot[0] @ np.array([0.1, 0.05, -0.02])
     ahead = look_ahead(w.body_pos[0].copy(), w.body_rot[0].copy(), w.body_vel[0].copy(),
-                       w.body_omega[0].copy(), w.B.inertia[0], p, [0, -9.81, 0], 0.01)
+                       w.body_omega[0].copy(), w.B.const.inertia[0], p, [0, -9.81, 0], 0.01)
     w.step()
     after = w.body_pos[0] + w.body_rot[0] @ np.array([0.1, 0.05, -0.02])
     assert np.abs(ahead - after).max() < 1e-14

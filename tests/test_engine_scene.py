@@ -97,8 +97,8 @@ def assert_same_world(w1, w2):
     for name in ("pos", "rot", "vel", "omega", "inv_mass", "inertia", "static"):
         np.testing.assert_allclose(getattr(w1.B, name), getattr(w2.B, name), rtol=0,
                                    atol=1e-14)
-    np.testing.assert_allclose(w1.J.anchor, w2.J.anchor, atol=1e-14)
-    np.testing.assert_allclose(w1.Sp.anchor, w2.Sp.anchor, atol=1e-14)
+    np.testing.assert_allclose(w1.J.const.anchor, w2.J.const.anchor, atol=1e-14)
+    np.testing.assert_allclose(w1.Sp.const.anchor, w2.Sp.const.anchor, atol=1e-14)
     assert w1.settings == w2.settings
 
 

@@ -207,13 +207,13 @@ def test_edits_settings_and_the_user_wake_the_bodies(edit):
 def test_waking_restores_the_mass_rows_bit_for_bit_and_energy_is_continuous():
     w = world_of(stack(3))
     w.step()
-    rows = [a.copy() for a in (w.B.inv_mass, w.B.inv_inertia, w.B.inertia, w.B.static)]
+    rows = [a.copy() for a in (w.B.inv_mass, w.B.inv_inertia, w.B.const.inertia, w.B.static)]
     e_awake = sum(w.energy())
     run_until(w, 1.5)
     assert w.sleep.count == 3
     assert sum(w.energy()) == pytest.approx(e_awake, abs=1e-3)   # potential kept asleep
     w.wake()
-    for a, b in zip(rows, (w.B.inv_mass, w.B.inv_inertia, w.B.inertia, w.B.static),
+    for a, b in zip(rows, (w.B.inv_mass, w.B.inv_inertia, w.B.const.inertia, w.B.static),
                     strict=True):
         assert np.array_equal(a, b)
 

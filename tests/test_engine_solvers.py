@@ -102,14 +102,14 @@ def test_tree_factorisation_is_linear_in_the_joint_count():
         w.run(3)
         W, B, J = w.solver_work(), w.B, w.J
         assert graph.describe(W)["tree_joints"] == n
-        args = (W, J.body, B.inv_mass, B.inertia_w, B.inv_inertia, B.inv_inertia_w)
+        args = (W, J.const.body, B.inv_mass, B.inertia_w, B.inv_inertia, B.inv_inertia_w)
         assert tree.factor(*args)
         best = np.inf
         for _ in range(15):
             t0 = time.perf_counter()
             for _ in range(5):
                 tree.factor(*args)
-                tree.solve(W, J.body)
+                tree.solve(W, J.const.body)
             best = min(best, time.perf_counter() - t0)
         ns.append(n)
         ops.append(W.count[graph.C_FACTOR_OPS])
@@ -295,8 +295,8 @@ def test_linear_solver_visits_hinges_by_gauss_seidel_the_tree_solves_them():
     its O(n) solve (no Gauss-Seidel joints on a loop-free scene), in a few rounds."""
     w = _world("hinge_chain.json", "tree")
     W = w.solver_work()
-    joints = list(range(w.J.kind.shape[0]))
-    assert all(k != BALL for k in w.J.kind)
+    joints = list(range(w.J.const.kind.shape[0]))
+    assert all(k != BALL for k in w.J.const.kind)
     assert sorted(W.lin_other) == joints and W.lin_joint.shape[0] == 0
     assert sorted(W.tr_joint) == joints and W.tr_other.shape[0] == 0
     for solver in GLOBAL:

@@ -57,39 +57,73 @@ def test_a_runs_records_are_its_stats_by_name():
     assert (rec["position_ms"] > 0).all() and (rec["max_position_error"] <= 1e-5).all()
 
 
+KINDS = ("Bodies", "Joints", "Springs")
+
+
 def test_every_array_field_has_one_role():
     for tup, name in ((S.Bodies, "Bodies"), (S.Joints, "Joints"), (S.Springs, "Springs")):
-        roles = [f for fields in S.ROLES[name].values() for f in fields]
-        assert sorted(roles) == sorted(tup._fields), name
+        roles = S.ROLES[name]
+        assert sorted(roles["model"]) == sorted(S.CONSTANTS[name]._fields), name
+        data = [f for role, fields in roles.items() if role != "model" for f in fields]
+        assert sorted(data + ["const"]) == sorted(tup._fields), name
+
+
+def _fields(arrays, name, role):
+    """{field: copy} of one role's arrays of world array tuple `arrays` (Bodies, ...)."""
+    table = arrays.const if role == "model" else arrays
+    return {f: getattr(table, f).copy() for f in S.ROLES[name][role]}
 
 
 @pytest.mark.parametrize("name", ["box_stack", "chain8", "mass_spring", "loads", "hexapod",
                                   "servo_arm", "newtons_cradle", "wall_car"])
-def test_a_step_writes_no_model_field_and_only_reads_the_settings(name):
+def test_a_step_writes_no_model_or_switch_field_and_only_reads_the_settings(name):
     world = load_scene(os.path.join(SCENES, f"{name}.json"))
     kernel = world._step_kernel
-    given = []
+    given, switched = [], []
 
     def checked(*args):
         settings = args[4]
         before = settings.copy()
+        switch = [(k, _fields(a, k, "switch")) for a, k in zip(args[:3], KINDS, strict=True)]
         kernel(*args)
         given.append(np.array_equal(settings, before, equal_nan=True))
+        switched.extend((k, f) for (k, fields), a in zip(switch, args[:3], strict=True)
+                        for f, v in fields.items() if not np.array_equal(getattr(a, f), v))
 
     world._step_kernel = checked
-    arrays = {"Bodies": world.B, "Joints": world.J, "Springs": world.Sp}
+    arrays = dict(zip(KINDS, (world.B, world.J, world.Sp), strict=True))
     for _ in range(3):
         world.step()
-    model = {(k, f): getattr(arrays[k], f).copy() for k in arrays
-             for f in S.ROLES[k]["model"]}
-    moved = {(k, f): getattr(arrays[k], f).copy() for k in arrays
-             for f in S.ROLES[k]["state"]}
+    model = {k: _fields(arrays[k], k, "model") for k in KINDS}
+    moved = {k: _fields(arrays[k], k, "state") for k in KINDS}
     for _ in range(10):
         world.step()
     assert given and all(given)
-    for (k, f), before in model.items():
-        assert np.array_equal(getattr(arrays[k], f), before), (k, f)
-    assert any(not np.array_equal(getattr(arrays[k], f), v) for (k, f), v in moved.items())
+    assert switched == []
+    for k in KINDS:
+        for f, before in model[k].items():
+            assert np.array_equal(getattr(arrays[k].const, f), before), (k, f)
+    assert any(not np.array_equal(getattr(arrays[k], f), v)
+               for k in KINDS for f, v in moved[k].items())
+
+
+def test_sleeping_and_waking_leave_the_constants_and_restore_the_mobility_bit_for_bit():
+    world = load_scene(os.path.join(SCENES, "box_stack.json"))
+    world.settings.sleeping = True
+    const = {f: a.copy() for f, a in zip(S.BodyConstants._fields, world.B.const, strict=True)}
+    mobility = _fields(world.B, "Bodies", "switch")
+    for _ in range(600):
+        world.step()
+        if world.sleep.count:
+            break
+    asleep = world.sleep.asleep.copy()
+    assert asleep.any()
+    assert (world.B.inv_mass[asleep] == 0).all() and world.B.static[asleep].all()
+    for f, a in zip(S.BodyConstants._fields, world.B.const, strict=True):
+        assert np.array_equal(a, const[f]), f
+    world.sleep.wake_all(world)
+    for f, before in mobility.items():
+        assert np.array_equal(getattr(world.B, f), before), f
 
 
 def test_a_compiled_run_only_reads_its_settings_and_reports_its_clock():

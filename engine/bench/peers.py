@@ -51,7 +51,7 @@ def _body_xml(world, b, parent_rot, parent_pos, inner):
     B = world.B
     rel_pos = parent_rot.T @ (B.pos[b] - parent_pos)
     rel_rot = parent_rot.T @ B.rot[b]
-    inertia = np.maximum(B.inertia[b], 1e-9)
+    inertia = np.maximum(B.const.inertia[b], 1e-9)
     return (f'<body name="b{b}" pos="{_f(rel_pos)}" quat="{_f(matrix_to_quat(rel_rot))}">'
             f'<inertial pos="0 0 0" mass="{world.models[b].mass:.12g}" '
             f'diaginertia="{_f(inertia)}"/>{inner}</body>')
@@ -67,7 +67,7 @@ def mjcf_tree(world, integrator="Euler"):
     """Nested bodies with ball joints along the spanning tree of graph.build (the scene must
     be a tree hung from the world: no loop-closing joints)."""
     W = graph.build(world.B, world.J)
-    if W.tr_other.shape[0] or any(world.J.kind[j] != BALL for j in W.tr_joint):
+    if W.tr_other.shape[0] or any(world.J.const.kind[j] != BALL for j in W.tr_joint):
         raise ValueError("mjcf_tree needs an acyclic scene of ball joints")
     J, n = world.J, len(world.models)
     children = {b: [] for b in range(-1, n)}
@@ -75,12 +75,12 @@ def mjcf_tree(world, integrator="Euler"):
         p = W.tr_parent_joint[b]
         if p < 0:
             continue
-        other = J.body[p, 1 - W.tr_parent_side[b]]
+        other = J.const.body[p, 1 - W.tr_parent_side[b]]
         children[other if other >= 0 and not world.B.static[other] else -1].append(b)
 
     def build(b, prot, ppos):
         p = W.tr_parent_joint[b]
-        inner = f'<joint type="ball" pos="{_f(J.anchor[p, W.tr_parent_side[b]])}"/>'
+        inner = f'<joint type="ball" pos="{_f(J.const.anchor[p, W.tr_parent_side[b]])}"/>'
         inner += "".join(build(c, world.B.rot[b], world.B.pos[b]) for c in children[b])
         return _body_xml(world, b, prot, ppos, inner)
 
@@ -94,23 +94,24 @@ def mjcf_connect(world, integrator="Euler"):
     bodies = "".join(_body_xml(world, b, np.eye(3), np.zeros(3), "<freejoint/>")
                      for b in range(len(world.models)) if not B.static[b])
     eq = []
-    for j in range(J.kind.shape[0]):
-        dyn = [s for s in (0, 1) if J.body[j, s] >= 0 and not B.static[J.body[j, s]]]
+    for j in range(J.const.kind.shape[0]):
+        dyn = [s for s in (0, 1) if J.const.body[j, s] >= 0 and not B.static[J.const.body[j, s]]]
         s1 = dyn[0]
-        other = J.body[j, 1 - s1]
+        other = J.const.body[j, 1 - s1]
         b2 = f' body2="b{other}"' if (other >= 0 and not B.static[other]) else ""
-        eq.append(f'<connect body1="b{J.body[j, s1]}"{b2} anchor="{_f(J.anchor[j, s1])}"/>')
+        anchor = _f(J.const.anchor[j, s1])
+        eq.append(f'<connect body1="b{J.const.body[j, s1]}"{b2} anchor="{anchor}"/>')
     return (f"<mujoco>{_option(world, integrator)}<worldbody>{bodies}</worldbody>"
             f"<equality>{''.join(eq)}</equality></mujoco>")
 
 
 def _gap_max(J, static, pos, rot):
     """Largest joint gap for world poses pos (n,3), rot (n,3,3) of our bodies."""
-    pts = np.empty((J.kind.shape[0], 2, 3))
+    pts = np.empty((J.const.kind.shape[0], 2, 3))
     for s in range(2):
-        b = J.body[:, s]
+        b = J.const.body[:, s]
         dyn = (b >= 0) & ~static[np.maximum(b, 0)]
-        loc = J.anchor[:, s]
+        loc = J.const.anchor[:, s]
         bb = np.maximum(b, 0)
         moved = pos[bb] + np.einsum("jik,jk->ji", rot[bb], loc)
         pts[:, s] = np.where(dyn[:, None], moved, loc)
@@ -164,20 +165,21 @@ def run_pybullet(p, world, steps):
                                        baseOrientation=[q[1], q[2], q[3], q[0]],
                                        physicsClientId=cid)
             p.changeDynamics(uid[b], -1, localInertiaDiagonal=np.maximum(
-                B.inertia[b], 1e-9).tolist(), linearDamping=0.0, angularDamping=0.0,
+                B.const.inertia[b], 1e-9).tolist(), linearDamping=0.0, angularDamping=0.0,
                 activationState=p.ACTIVATION_STATE_DISABLE_SLEEPING, physicsClientId=cid)
-        for j in range(J.kind.shape[0]):
-            s1 = 0 if (J.body[j, 0] in uid) else 1
-            other = J.body[j, 1 - s1]
+        for j in range(J.const.kind.shape[0]):
+            s1 = 0 if (J.const.body[j, 0] in uid) else 1
+            other = J.const.body[j, 1 - s1]
             if other in uid:
-                c = p.createConstraint(uid[J.body[j, s1]], -1, uid[other], -1,
+                c = p.createConstraint(uid[J.const.body[j, s1]], -1, uid[other], -1,
                                        p.JOINT_POINT2POINT, [0, 0, 0],
-                                       J.anchor[j, s1].tolist(), J.anchor[j, 1 - s1].tolist(),
+                                       J.const.anchor[j, s1].tolist(),
+                                       J.const.anchor[j, 1 - s1].tolist(),
                                        physicsClientId=cid)
             else:
                 wp = world.joint_anchor_world()[j, 1 - s1]
-                c = p.createConstraint(uid[J.body[j, s1]], -1, -1, -1, p.JOINT_POINT2POINT,
-                                       [0, 0, 0], J.anchor[j, s1].tolist(), wp.tolist(),
+                c = p.createConstraint(uid[J.const.body[j, s1]], -1, -1, -1, p.JOINT_POINT2POINT,
+                                       [0, 0, 0], J.const.anchor[j, s1].tolist(), wp.tolist(),
                                        physicsClientId=cid)
             p.changeConstraint(c, maxForce=1e12, physicsClientId=cid)
         pos, rot = B.pos.copy(), B.rot.copy()
@@ -192,7 +194,7 @@ def run_pybullet(p, world, steps):
                 pos[b], vel[b], omega[b] = x, v, w
                 rot[b] = np.array(p.getMatrixFromQuaternion(q)).reshape(3, 3)
             wb = np.einsum("bki,bk->bi", rot, omega)  # body-frame angular velocity
-            kin = 0.5 * (mass * (vel ** 2).sum(1)).sum() + 0.5 * (B.inertia * wb ** 2).sum()
+            kin = 0.5 * (mass * (vel ** 2).sum(1)).sum() + 0.5 * (B.const.inertia * wb ** 2).sum()
             return kin - (mass * (pos @ g)).sum()
 
         energy = [read()]
@@ -312,7 +314,7 @@ def mjcf_contacts(world, integrator="Euler"):
                      + (f' axis="{_f(B.rot[b].T @ axis)}"' if kind == "hinge" else "") + "/>")
         else:
             joint = f'<freejoint name="j{b}"/>'
-        inertia = np.maximum(B.inertia[b], 1e-9)
+        inertia = np.maximum(B.const.inertia[b], 1e-9)
         body_xml.append(f'<body name="b{b}" pos="{_f(B.pos[b])}" '
                         f'quat="{_f(matrix_to_quat(B.rot[b]))}">{joint}'
                         f'<inertial pos="0 0 0" mass="{m.mass:.12g}" '

@@ -478,11 +478,11 @@ def layers(B, J, C):
     jointed = C.heavy            # scratch here; prepare() resets it
     for b in range(bl.shape[0]):
         jointed[b] = False
-    for j in range(J.kind.shape[0]):
+    for j in range(J.const.kind.shape[0]):
         if J.enabled[j]:
             for side in range(2):
-                if J.body[j, side] >= 0:        # -1: the world
-                    jointed[J.body[j, side]] = True
+                if J.const.body[j, side] >= 0:        # -1: the world
+                    jointed[J.const.body[j, side]] = True
     for _ in range(bl.shape[0] + 1):
         changed = False
         for c in range(C.body.shape[0]):

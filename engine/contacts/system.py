@@ -394,7 +394,7 @@ class ContactSystem:
         key = (id(w.B), id(w.J), w.J.enabled.tobytes(), w.B.static.tobytes())
         if self._group_key != key:
             self._group_cache = depth_projection.joint_groups(
-                w.B.pos.shape[0], w.B.static, w.B.inv_mass, w.J.body, w.J.enabled)
+                w.B.pos.shape[0], w.B.static, w.B.inv_mass, w.J.const.body, w.J.enabled)
             self._group_key = key
         return self._group_cache
 

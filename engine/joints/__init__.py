@@ -25,12 +25,11 @@ COORDS = {BALL: (COORD_NONE, COORD_NONE), HINGE: (COORD_ANGLE_X, COORD_NONE),
           PLANAR: (COORD_ANGLE_X, COORD_NONE), FIXED: (COORD_NONE, COORD_NONE),
           GENERIC: (COORD_NONE, COORD_NONE)}
 
-# Joint parameter columns (Joints.param)
+# Joint parameter columns (JointConstants.param; an actuator's effort is the input
+# Joints.effort)
 (P_TLOCK, P_RLOCK, P_COORD1, P_COORD2, P_LO1, P_HI1, P_LIM1, P_LO2, P_HI2, P_LIM2,
  P_MOTOR, P_TARGET, P_MAX, P_BRAKE, P_SEQ_START, P_SEQ_LEN, P_SEQ_REPEAT, P_SPRING_K,
- P_SPRING_C, P_SPRING_REST, P_EFFORT, P_SIZE) = range(22)
-# P_EFFORT: an actuator's effort on the primary coordinate this step (torque [N m] about a
-# hinge's axis, force [N] along a slider's), set each step from the joint loads (loads.py)
+ P_SPRING_C, P_SPRING_REST, P_SIZE) = range(21)
 MOTOR_NONE, MOTOR_VELOCITY, MOTOR_POSITION = range(3)
 
 # Accumulated row impulses of the current step (Joints.acc): position stage, velocity stage

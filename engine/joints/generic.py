@@ -52,7 +52,6 @@ from . import (
     P_BRAKE,
     P_COORD1,
     P_COORD2,
-    P_EFFORT,
     P_HI1,
     P_HI2,
     P_LIM1,
@@ -91,7 +90,7 @@ from .rows import (
 @njit(cache=True, **NO_REFCOUNT)
 def _point(B, J, j, side, ahead):
     """Anchor point of `side` now or at t + h."""
-    b = J.body[j, side]
+    b = J.const.body[j, side]
     rx, ry, rz = J.arm[j, side, 0], J.arm[j, side, 1], J.arm[j, side, 2]
     if b < 0:
         return rx, ry, rz
@@ -115,7 +114,7 @@ def _arms(B, J, j, full_point, arm_a, arm_b):
             arm_a[i] = J.arm[j, 0, i]
         return
     bx, by, bz = _point(B, J, j, 1, False)
-    a = J.body[j, 0]
+    a = J.const.body[j, 0]
     if a < 0:
         arm_a[0], arm_a[1], arm_a[2] = bx, by, bz
     else:
@@ -127,9 +126,9 @@ def _k_matrix(B, J, j, arm_a, arm_b, k):
     for r in range(3):
         for c in range(3):
             k[r, c] = 0.0
-    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, J.body[j, 0], arm_a[0], arm_a[1],
+    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, J.const.body[j, 0], arm_a[0], arm_a[1],
                     arm_a[2], k)
-    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, J.body[j, 1], arm_b[0], arm_b[1],
+    add_k_matrix_of(B.static, B.inv_mass, B.inv_inertia_w, J.const.body[j, 1], arm_b[0], arm_b[1],
                     arm_b[2], k)
 
 
@@ -160,7 +159,7 @@ def _reduce(m, axes, n, out):
 def translation_rows(B, J, j, h, eps, velocity, s):
     """Position (look-ahead) or velocity visit of the translational locks. s: scratch
     (6,3,3). Returns (error, corrected)."""
-    mask = int(J.param[j, P_TLOCK])
+    mask = int(J.const.param[j, P_TLOCK])
     if mask == 0:
         return 0.0, False
     axes, k, kr = s[0], s[1], s[2]
@@ -168,8 +167,8 @@ def translation_rows(B, J, j, h, eps, velocity, s):
     n = _locked_axes(B, J, j, mask, not velocity, axes)
     _arms(B, J, j, mask == 7, arm_a, arm_b)
     if velocity:
-        ua = velocity_at(B.static, B.vel, B.omega, J.body[j, 0], arm_a[0], arm_a[1], arm_a[2])
-        ub = velocity_at(B.static, B.vel, B.omega, J.body[j, 1], arm_b[0], arm_b[1], arm_b[2])
+        ua = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 0], arm_a[0], arm_a[1], arm_a[2])
+        ub = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 1], arm_b[0], arm_b[1], arm_b[2])
         dx, dy, dz = ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]
         scale = 1.0
     else:
@@ -258,8 +257,8 @@ def rotation_row_errors(B, J, j, mask, velocity, axes):
     n, e0, e1, e2 = _rotation_error(B, J, j, mask, not velocity, axes)
     if not velocity:
         return n, e0, e1, e2
-    wa = angular_velocity_of(B, J.body[j, 0])
-    wb = angular_velocity_of(B, J.body[j, 1])
+    wa = angular_velocity_of(B, J.const.body[j, 0])
+    wb = angular_velocity_of(B, J.const.body[j, 1])
     dx, dy, dz = wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2]
     return n, dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz), \
         dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0, \
@@ -269,7 +268,7 @@ def rotation_row_errors(B, J, j, mask, velocity, axes):
 @njit(cache=True, **NO_REFCOUNT)
 def rotation_rows(B, J, j, h, eps, velocity, s):
     """Position (look-ahead) or velocity visit of the rotational locks."""
-    mask = int(J.param[j, P_RLOCK])
+    mask = int(J.const.param[j, P_RLOCK])
     if mask == 0:
         return 0.0, False
     axes, lm, lr = s[0], s[1], s[2]
@@ -332,13 +331,13 @@ def _rate(B, J, j, ctype, wx, wy, wz, s):
     """Time derivative of the coordinate: w.(w_B - w_A) or x.(u_b - u_a)."""
     if ctype == COORD_OFFSET_X:
         _arms(B, J, j, False, s[3, 0], s[3, 1])
-        ua = velocity_at(B.static, B.vel, B.omega, J.body[j, 0], s[3, 0, 0], s[3, 0, 1],
+        ua = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 0], s[3, 0, 0], s[3, 0, 1],
                          s[3, 0, 2])
-        ub = velocity_at(B.static, B.vel, B.omega, J.body[j, 1], s[3, 1, 0], s[3, 1, 1],
+        ub = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 1], s[3, 1, 0], s[3, 1, 1],
                          s[3, 1, 2])
         return dot(wx, wy, wz, ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2])
-    wa = angular_velocity_of(B, J.body[j, 0])
-    wb = angular_velocity_of(B, J.body[j, 1])
+    wa = angular_velocity_of(B, J.const.body[j, 0])
+    wb = angular_velocity_of(B, J.const.body[j, 1])
     return dot(wx, wy, wz, wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2])
 
 
@@ -373,34 +372,34 @@ def _accumulate(B, J, j, col, inc, lo, hi, ctype, wx, wy, wz, k, h, eps, s):
 def target_at(J, j, t):
     """Motor target at time t: the constant, or the sequence (times, values) interpolated
     linearly, optionally repeating."""
-    n = int(J.param[j, P_SEQ_LEN])
+    n = int(J.const.param[j, P_SEQ_LEN])
     if n == 0:
-        return J.param[j, P_TARGET]
-    s0 = int(J.param[j, P_SEQ_START])
-    t0 = J.seq[s0, 0]
-    t1 = J.seq[s0 + n - 1, 0]
-    if J.param[j, P_SEQ_REPEAT] != 0.0 and t1 > t0:
+        return J.const.param[j, P_TARGET]
+    s0 = int(J.const.param[j, P_SEQ_START])
+    t0 = J.const.seq[s0, 0]
+    t1 = J.const.seq[s0 + n - 1, 0]
+    if J.const.param[j, P_SEQ_REPEAT] != 0.0 and t1 > t0:
         t = t0 + (t - t0) % (t1 - t0)
     if t <= t0:
-        return J.seq[s0, 1]
+        return J.const.seq[s0, 1]
     if t >= t1:
-        return J.seq[s0 + n - 1, 1]
+        return J.const.seq[s0 + n - 1, 1]
     for i in range(s0, s0 + n - 1):
-        ta, tb = J.seq[i, 0], J.seq[i + 1, 0]
+        ta, tb = J.const.seq[i, 0], J.const.seq[i + 1, 0]
         if t <= tb:
             f = (t - ta) / (tb - ta) if tb > ta else 1.0
-            return J.seq[i, 1] + f * (J.seq[i + 1, 1] - J.seq[i, 1])
-    return J.seq[s0 + n - 1, 1]
+            return J.const.seq[i, 1] + f * (J.const.seq[i + 1, 1] - J.const.seq[i, 1])
+    return J.const.seq[s0 + n - 1, 1]
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def _limit(J, j, which):
     """(coordinate type, lower, upper) of limit `which` (0, 1); type COORD_NONE if none."""
-    ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
-    if J.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
+    ctype = int(J.const.param[j, P_COORD1 if which == 0 else P_COORD2])
+    if J.const.param[j, P_LIM1 if which == 0 else P_LIM2] == 0.0:
         ctype = COORD_NONE
-    return ctype, J.param[j, P_LO1 if which == 0 else P_LO2], \
-        J.param[j, P_HI1 if which == 0 else P_HI2]
+    return ctype, J.const.param[j, P_LO1 if which == 0 else P_LO2], \
+        J.const.param[j, P_HI1 if which == 0 else P_HI2]
 
 
 # ---- the motor row's effective mass ------------------------------------------------------
@@ -437,7 +436,7 @@ def _k_entry(B, J, j, s, r, c, nt, nr, motor_linear, wx, wy, wz):
     lc, xc, yc, zc = _row_of(s, c, nt, nr, motor_linear, wx, wy, wz)
     v = 0.0
     for side in range(2):
-        b = J.body[j, side]
+        b = J.const.body[j, side]
         if b < 0 or not dynamic(B.static, b):
             continue
         ax, ay, az = s[3, side, 0], s[3, side, 1], s[3, side, 2]
@@ -459,8 +458,8 @@ def _k_entry(B, J, j, s, r, c, nt, nr, motor_linear, wx, wy, wz):
 def effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s):
     """k_eff of the motor row (see above); k (the row alone) where nothing is locked or the
     locked rows are dependent."""
-    tmask = int(J.param[j, P_TLOCK])
-    rmask = int(J.param[j, P_RLOCK])
+    tmask = int(J.const.param[j, P_TLOCK])
+    rmask = int(J.const.param[j, P_RLOCK])
     nt = _locked_axes(B, J, j, tmask, False, s[0])
     nr = _locked_axes(B, J, j, rmask, False, s[2])
     if nt + nr == 0:
@@ -511,8 +510,8 @@ def motor_cap(J, j, h):
     torque acts as a constant torque over the step: half its impulse at t, half at t + h,
     as the look-ahead integrates gravity)."""
     if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
-        return 0.5 * J.param[j, P_MAX] * h
-    return J.param[j, P_MAX] * h
+        return 0.5 * J.const.param[j, P_MAX] * h
+    return J.const.param[j, P_MAX] * h
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -528,8 +527,8 @@ def motor_change(B, J, j, h, t, s):
     The regime, the velocity stage's goals and the budget are set at the step's first
     visit (J.acc[j, A_SERVO_MODE] ...) and kept for the step, so the row stays one smooth
     function during the iteration."""
-    mode = int(J.param[j, P_MOTOR])
-    ctype = int(J.param[j, P_COORD1])
+    mode = int(J.const.param[j, P_MOTOR])
+    ctype = int(J.const.param[j, P_COORD1])
     if mode == 0 or ctype == COORD_NONE:
         return ctype, 0.0, 0.0, 0.0, 0.0, 0.0
     if mode == MOTOR_VELOCITY:
@@ -555,7 +554,7 @@ def motor_change(B, J, j, h, t, s):
     if J.acc[j, A_SERVO_MODE] == SERVO_UNDECIDED:
         keff = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
         goal_rate = (target_at(J, j, t + 2.0 * h) - goal) / h
-        budget = J.param[j, P_MAX] * keff * h
+        budget = J.const.param[j, P_MAX] * keff * h
         dead = abs(change) + abs(rate + change - goal_rate) <= budget
         J.acc[j, A_SERVO_MODE] = SERVO_DEADBEAT if dead else SERVO_PROFILE
         J.acc[j, A_RATE_GOAL] = goal_rate
@@ -563,7 +562,7 @@ def motor_change(B, J, j, h, t, s):
         J.acc[j, A_KEFF] = keff
         J.acc[j, A_H] = h
     if J.acc[j, A_SERVO_MODE] == SERVO_PROFILE:
-        vmax = stopping_speed(0.5 * J.param[j, P_MAX] * J.acc[j, A_KEFF], h, abs(goal - now))
+        vmax = stopping_speed(0.5 * J.const.param[j, P_MAX] * J.acc[j, A_KEFF], h, abs(goal - now))
         change = min(vmax, max(-vmax, rate + change)) - rate
     return ctype, k, change, wx, wy, wz
 
@@ -576,17 +575,17 @@ def motor_velocity_row(B, J, j, eps, s):
     what is left of the step's budget: |position + velocity stage impulse| <= T_max h.
     Returns whether it applied an impulse (the row is no constraint: no error of its own)."""
     mode = J.acc[j, A_SERVO_MODE]
-    if mode == SERVO_UNDECIDED or int(J.param[j, P_MOTOR]) == 0:
+    if mode == SERVO_UNDECIDED or int(J.const.param[j, P_MOTOR]) == 0:
         return False
-    ctype = int(J.param[j, P_COORD1])
+    ctype = int(J.const.param[j, P_COORD1])
     phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
     k = _row_mass(B, J, j, ctype, wx, wy, wz, s)
     if k <= 0.0:
         return False
     want = J.acc[j, A_RATE_GOAL]
-    if int(J.param[j, P_MOTOR]) == MOTOR_POSITION and mode == SERVO_PROFILE:
+    if int(J.const.param[j, P_MOTOR]) == MOTOR_POSITION and mode == SERVO_PROFILE:
         d = J.acc[j, A_GOAL] - phi
-        v = stopping_speed(0.5 * J.param[j, P_MAX] * J.acc[j, A_KEFF], J.acc[j, A_H],
+        v = stopping_speed(0.5 * J.const.param[j, P_MAX] * J.acc[j, A_KEFF], J.acc[j, A_H],
                            abs(d))
         want = v if d >= 0.0 else -v
     rate = _rate(B, J, j, ctype, wx, wy, wz, s)
@@ -596,7 +595,7 @@ def motor_velocity_row(B, J, j, eps, s):
     # locked rows have answered, the rate has changed by k_eff lambda -- in one pass, where
     # the row's own k would leave the locks and the motor trading impulses for many rounds
     keff = J.acc[j, A_KEFF] if J.acc[j, A_KEFF] > 0.0 else k
-    cap, used = J.param[j, P_MAX] * J.acc[j, A_H], J.acc[j, A_MOTOR]
+    cap, used = J.const.param[j, P_MAX] * J.acc[j, A_H], J.acc[j, A_MOTOR]
     eff = _accumulate(B, J, j, A_VMOTOR, (rate - want) / keff, -cap - used, cap - used,
                       ctype, wx, wy, wz, keff, 1.0, eps, s)
     return eff > 0.0
@@ -674,9 +673,9 @@ def limit_velocity_rows(B, J, j, eps, s, motor_counts):
 def apply_forces(B, J, j, h, h_prev, s):
     """Spring, damper and brake on the primary coordinate, as one impulse at t over the
     window (h_prev + h)/2 (like joints/spring.py); damping never reverses the motion."""
-    ks = J.param[j, P_SPRING_K]
-    damp = J.param[j, P_SPRING_C] + J.param[j, P_BRAKE]
-    ctype = int(J.param[j, P_COORD1])
+    ks = J.const.param[j, P_SPRING_K]
+    damp = J.const.param[j, P_SPRING_C] + J.const.param[j, P_BRAKE]
+    ctype = int(J.const.param[j, P_COORD1])
     if ctype == COORD_NONE or (ks == 0.0 and damp == 0.0):
         return
     phi, wx, wy, wz = coordinate(B, J, j, ctype, False)
@@ -688,17 +687,17 @@ def apply_forces(B, J, j, h, h_prev, s):
     drag = damp * rate * w
     if abs(drag) > abs(rate) / k:
         drag = rate / k
-    force_impulse = -ks * (phi - J.param[j, P_SPRING_REST]) * w - drag
+    force_impulse = -ks * (phi - J.const.param[j, P_SPRING_REST]) * w - drag
     push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
 
 
 @njit(cache=True)
 def apply_effort(B, J, j, dt, s):
-    """An actuator's effort (J.param P_EFFORT: torque about the primary coordinate's axis,
-    or force along it) as the impulse effort * dt along the coordinate's row, equal and
+    """An actuator's effort (J.effort: torque about the primary coordinate's axis, or force
+    along it) as the impulse effort * dt along the coordinate's row, equal and
     opposite on the two bodies (the row's impulse lam drives the coordinate by -lam)."""
-    effort = J.param[j, P_EFFORT]
-    ctype = int(J.param[j, P_COORD1])
+    effort = J.effort[j]
+    ctype = int(J.const.param[j, P_COORD1])
     if effort == 0.0 or ctype == COORD_NONE:
         return
     _, wx, wy, wz = coordinate(B, J, j, ctype, False)
@@ -708,7 +707,7 @@ def apply_effort(B, J, j, dt, s):
 @njit(cache=True)
 def coordinate_now(B, J, j, which):
     """Current value of the primary (0) or secondary (1) free coordinate (0 if none)."""
-    ctype = int(J.param[j, P_COORD1 if which == 0 else P_COORD2])
+    ctype = int(J.const.param[j, P_COORD1 if which == 0 else P_COORD2])
     if ctype == COORD_NONE:
         return 0.0
     return coordinate(B, J, j, ctype, False)[0]
@@ -719,7 +718,7 @@ def coordinate_now(B, J, j, which):
 @njit(cache=True, **NO_REFCOUNT)
 def _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x):
     for side in range(2):
-        ensure_look_ahead(J.body[j, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
+        ensure_look_ahead(J.const.body[j, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
                           B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot,
                           h, order, gravity, scratch_a, scratch_x)
 
@@ -751,7 +750,7 @@ def error_now(B, J, j, s):
     """Largest constraint violation at the current time: translational (m), rotational (rad)
     and limit overshoot."""
     err = 0.0
-    mask = int(J.param[j, P_TLOCK])
+    mask = int(J.const.param[j, P_TLOCK])
     if mask != 0:
         axes = s[0]
         n = _locked_axes(B, J, j, mask, False, axes)
@@ -762,7 +761,7 @@ def error_now(B, J, j, s):
             d = dot(axes[r, 0], axes[r, 1], axes[r, 2], bx - ax, by - ay, bz - az)
             e += d * d
         err = np.sqrt(e)
-    rmask = int(J.param[j, P_RLOCK])
+    rmask = int(J.const.param[j, P_RLOCK])
     if rmask != 0:
         n, e0, e1, e2 = _rotation_error(B, J, j, rmask, False, s[0])
         err = max(err, np.sqrt(e0 * e0 + e1 * e1 + e2 * e2))

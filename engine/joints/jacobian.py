@@ -54,8 +54,8 @@ from .rows import dot
 
 @njit(cache=True, **NO_REFCOUNT)
 def has_motor(J, j):
-    return J.kind[j] != BALL and J.param[j, P_MOTOR] != 0.0 \
-        and int(J.param[j, P_COORD1]) != COORD_NONE
+    return J.const.kind[j] != BALL and J.const.param[j, P_MOTOR] != 0.0 \
+        and int(J.const.param[j, P_COORD1]) != COORD_NONE
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -88,12 +88,12 @@ def motor_wants_back(B, J, j, h, t, eps, s):
 def add_motor_load(B, J, j, lam, xb, s):
     """xb += the body impulses of lam along joint j's motor row (+lam on A, -lam on B), as
     the known impulse of a saturated motor in the tree solve."""
-    ctype = int(J.param[j, P_COORD1])
+    ctype = int(J.const.param[j, P_COORD1])
     wx, wy, wz = coordinate(B, J, j, ctype, False)[1:]
     if ctype == COORD_OFFSET_X:
         _arms(B, J, j, False, s[3, 0], s[3, 1])
     for side in range(2):
-        b = J.body[j, side]
+        b = J.const.body[j, side]
         if b < 0 or B.static[b]:
             continue
         f = lam if side == 0 else -lam
@@ -115,7 +115,7 @@ def add_motor_load(B, J, j, lam, xb, s):
 def row_code(J, j, motor_in):
     """What the rows of a joint other than a ball joint depend on besides the configuration
     (for refactoring): its locks and whether its motor row is in the solve."""
-    return int(J.param[j, P_TLOCK]) | (int(J.param[j, P_RLOCK]) << 3) \
+    return int(J.const.param[j, P_TLOCK]) | (int(J.const.param[j, P_RLOCK]) << 3) \
         | ((1 if motor_in else 0) << 6)
 
 
@@ -145,26 +145,26 @@ def build_rows(B, J, j, motor_in, g, s):
         for r in range(6):
             for c in range(6):
                 g[side, r, c] = 0.0
-    if J.kind[j] == BALL:
+    if J.const.kind[j] == BALL:
         n = _lin_row(g, 0, 1.0, 0.0, 0.0, J.arm[j, 0], J.arm[j, 1])
         n = _lin_row(g, n, 0.0, 1.0, 0.0, J.arm[j, 0], J.arm[j, 1])
         return _lin_row(g, n, 0.0, 0.0, 1.0, J.arm[j, 0], J.arm[j, 1]), -1
     n = 0
     axes, arm_a, arm_b = s[0], s[3, 0], s[3, 1]
-    tmask = int(J.param[j, P_TLOCK])
+    tmask = int(J.const.param[j, P_TLOCK])
     if tmask != 0:
         m = _locked_axes(B, J, j, tmask, False, axes)
         _arms(B, J, j, tmask == 7, arm_a, arm_b)
         for i in range(m):
             n = _lin_row(g, n, axes[i, 0], axes[i, 1], axes[i, 2], arm_a, arm_b)
-    rmask = int(J.param[j, P_RLOCK])
+    rmask = int(J.const.param[j, P_RLOCK])
     if rmask != 0:
         m = _rotation_error(B, J, j, rmask, False, axes)[0]
         for i in range(m):
             n = _ang_row(g, n, axes[i, 0], axes[i, 1], axes[i, 2])
     if not motor_in:
         return n, -1
-    ctype = int(J.param[j, P_COORD1])
+    ctype = int(J.const.param[j, P_COORD1])
     wx, wy, wz = coordinate(B, J, j, ctype, False)[1:]
     if ctype == COORD_OFFSET_X:
         _arms(B, J, j, False, arm_a, arm_b)
@@ -184,14 +184,14 @@ def row_targets(B, J, j, h, t, velocity, motor_row, out, s):
     n = 0
     err = 0.0
     axes, arm_a, arm_b = s[0], s[3, 0], s[3, 1]
-    tmask = int(J.param[j, P_TLOCK])
+    tmask = int(J.const.param[j, P_TLOCK])
     if tmask != 0:
         m = _locked_axes(B, J, j, tmask, ahead, axes)
         if velocity:
             _arms(B, J, j, tmask == 7, arm_a, arm_b)
-            ua = velocity_at(B.static, B.vel, B.omega, J.body[j, 0], arm_a[0], arm_a[1],
+            ua = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 0], arm_a[0], arm_a[1],
                              arm_a[2])
-            ub = velocity_at(B.static, B.vel, B.omega, J.body[j, 1], arm_b[0], arm_b[1],
+            ub = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 1], arm_b[0], arm_b[1],
                              arm_b[2])
         else:
             ua = _point(B, J, j, 0, True)
@@ -204,7 +204,7 @@ def row_targets(B, J, j, h, t, velocity, motor_row, out, s):
             e2 += e * e
             n += 1
         err = np.sqrt(e2)
-    rmask = int(J.param[j, P_RLOCK])
+    rmask = int(J.const.param[j, P_RLOCK])
     if rmask != 0:
         m, r0, r1, r2 = rotation_row_errors(B, J, j, rmask, velocity, axes)
         out[n] = r0 * scale

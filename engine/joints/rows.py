@@ -15,8 +15,8 @@ from ..jitopts import NO_REFCOUNT
 @njit(cache=True, **NO_REFCOUNT)
 def axis_now(B, J, j, side, c):
     """World direction of column c of joint j's frame in body `side`, at time t."""
-    b = J.body[j, side]
-    f = J.frame[j, side]
+    b = J.const.body[j, side]
+    f = J.const.frame[j, side]
     if b < 0:
         return f[0, c], f[1, c], f[2, c]
     r = B.rot[b]
@@ -29,7 +29,7 @@ def axis_now(B, J, j, side, c):
 def axis_ahead(B, J, j, side, c):
     """The same direction at t + h: M_rot R f (the body's look-ahead cache must be fresh)."""
     x, y, z = axis_now(B, J, j, side, c)
-    b = J.body[j, side]
+    b = J.const.body[j, side]
     if not dynamic(B.static, b):
         return x, y, z
     m = B.pred_rot[b]
@@ -70,7 +70,7 @@ def angular_mass(B, J, j, out):
         for c in range(3):
             out[r, c] = 0.0
     for side in range(2):
-        b = J.body[j, side]
+        b = J.const.body[j, side]
         if dynamic(B.static, b):
             for r in range(3):
                 for c in range(3):
@@ -106,17 +106,18 @@ def solve3(m, n, b0, b1, b2):
 @njit(cache=True, **NO_REFCOUNT)
 def push_angular(B, J, j, lx, ly, lz):
     """+l on body A, -l on body B."""
-    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 0], lx, ly, lz)
-    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 1],
+    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 0],
+                       lx, ly, lz)
+    angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 1],
                        -lx, -ly, -lz)
 
 
 @njit(cache=True, **NO_REFCOUNT)
 def push_linear(B, J, j, arm_a, arm_b, px, py, pz):
     """+p on body A at arm_a, -p on body B at arm_b."""
-    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 0],
+    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 0],
                arm_a[0], arm_a[1], arm_a[2], px, py, pz)
-    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.body[j, 1],
+    impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 1],
                arm_b[0], arm_b[1], arm_b[2], -px, -py, -pz)
 
 

@@ -29,8 +29,8 @@ from ..impulses import (
 
 @njit(cache=True)
 def _arms(B, Sp, i, arm1, arm2):
-    body_arm(B, Sp.body[i, 0], Sp.anchor[i, 0], arm1)
-    body_arm(B, Sp.body[i, 1], Sp.anchor[i, 1], arm2)
+    body_arm(B, Sp.const.body[i, 0], Sp.const.anchor[i, 0], arm1)
+    body_arm(B, Sp.const.body[i, 1], Sp.const.anchor[i, 1], arm2)
 
 
 @njit(cache=True)
@@ -54,57 +54,57 @@ def spring_force(Sp, i, p1, p2):
     ln = np.sqrt(dx * dx + dy * dy + dz * dz)
     if ln == 0.0:
         return 0.0, 0.0, 0.0
-    f = Sp.stiff[i] * (ln - Sp.rest[i]) / ln
+    f = Sp.const.stiff[i] * (ln - Sp.const.rest[i]) / ln
     return f * dx, f * dy, f * dz
 
 
 @njit(cache=True)
 def current_force(B, Sp, i, arm1, arm2):
-    p1 = body_point(B, Sp.body[i, 0], arm1)
-    p2 = body_point(B, Sp.body[i, 1], arm2)
+    p1 = body_point(B, Sp.const.body[i, 0], arm1)
+    p2 = body_point(B, Sp.const.body[i, 1], arm2)
     return spring_force(Sp, i, p1, p2)
 
 
 @njit(cache=True)
 def apply_approximate(B, Sp, h, h_prev):
     """Apply every spring's and damper's impulse for this step (approximate mode)."""
-    if Sp.body.shape[0] == 0:   # no springs: no scratch to allocate
+    if Sp.const.body.shape[0] == 0:   # no springs: no scratch to allocate
         return
     arm1 = np.empty(3)
     arm2 = np.empty(3)
     w = 0.5 * (h_prev + h)
-    for i in range(Sp.body.shape[0]):
+    for i in range(Sp.const.body.shape[0]):
         _arms(B, Sp, i, arm1, arm2)
         fx, fy, fz = current_force(B, Sp, i, arm1, arm2)
-        apply_impulse(B, Sp.body[i, 0], arm1, fx * w, fy * w, fz * w)
-        apply_impulse(B, Sp.body[i, 1], arm2, -fx * w, -fy * w, -fz * w)
+        apply_impulse(B, Sp.const.body[i, 0], arm1, fx * w, fy * w, fz * w)
+        apply_impulse(B, Sp.const.body[i, 1], arm2, -fx * w, -fy * w, -fz * w)
         apply_damper(B, Sp, i, arm1, arm2, w)
 
 
 @njit(cache=True)
 def apply_damper(B, Sp, i, arm1, arm2, w):
-    if Sp.damp[i] == 0.0:
+    if Sp.const.damp[i] == 0.0:
         return
-    p1 = body_point(B, Sp.body[i, 0], arm1)
-    p2 = body_point(B, Sp.body[i, 1], arm2)
+    p1 = body_point(B, Sp.const.body[i, 0], arm1)
+    p2 = body_point(B, Sp.const.body[i, 1], arm2)
     dx, dy, dz = p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]
     ln = np.sqrt(dx * dx + dy * dy + dz * dz)
     if ln == 0.0:
         return
     ex, ey, ez = dx / ln, dy / ln, dz / ln
-    u1 = point_velocity(B, Sp.body[i, 0], arm1)
-    u2 = point_velocity(B, Sp.body[i, 1], arm2)
+    u1 = point_velocity(B, Sp.const.body[i, 0], arm1)
+    u2 = point_velocity(B, Sp.const.body[i, 1], arm2)
     rate = ex * (u2[0] - u1[0]) + ey * (u2[1] - u1[1]) + ez * (u2[2] - u1[2])
-    mass_inv = _effective_inv_mass(B, Sp.body[i, 0], arm1, ex, ey, ez) \
-        + _effective_inv_mass(B, Sp.body[i, 1], arm2, ex, ey, ez)
+    mass_inv = _effective_inv_mass(B, Sp.const.body[i, 0], arm1, ex, ey, ez) \
+        + _effective_inv_mass(B, Sp.const.body[i, 1], arm2, ex, ey, ez)
     if mass_inv == 0.0:
         return
-    mag = Sp.damp[i] * rate * w
+    mag = Sp.const.damp[i] * rate * w
     stop = rate / mass_inv
     if abs(mag) > abs(stop):
         mag = stop
-    apply_impulse(B, Sp.body[i, 0], arm1, mag * ex, mag * ey, mag * ez)
-    apply_impulse(B, Sp.body[i, 1], arm2, -mag * ex, -mag * ey, -mag * ez)
+    apply_impulse(B, Sp.const.body[i, 0], arm1, mag * ex, mag * ey, mag * ez)
+    apply_impulse(B, Sp.const.body[i, 1], arm2, -mag * ex, -mag * ey, -mag * ez)
 
 
 @njit(cache=True)
@@ -126,12 +126,12 @@ def begin_iterated(B, Sp, h, h_prev):
     arm1 = np.empty(3)
     arm2 = np.empty(3)
     w = 0.5 * (h_prev + h)
-    for i in range(Sp.body.shape[0]):
+    for i in range(Sp.const.body.shape[0]):
         _arms(B, Sp, i, arm1, arm2)
         fx, fy, fz = current_force(B, Sp, i, arm1, arm2)
         Sp.applied[i, 0], Sp.applied[i, 1], Sp.applied[i, 2] = fx * w, fy * w, fz * w
-        apply_impulse(B, Sp.body[i, 0], arm1, fx * w, fy * w, fz * w)
-        apply_impulse(B, Sp.body[i, 1], arm2, -fx * w, -fy * w, -fz * w)
+        apply_impulse(B, Sp.const.body[i, 0], arm1, fx * w, fy * w, fz * w)
+        apply_impulse(B, Sp.const.body[i, 1], arm2, -fx * w, -fy * w, -fz * w)
         apply_damper(B, Sp, i, arm1, arm2, w)
 
 
@@ -144,7 +144,7 @@ def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratc
     arm1 = arms[0]
     arm2 = arms[1]
     _arms(B, Sp, i, arm1, arm2)
-    b1, b2 = Sp.body[i, 0], Sp.body[i, 1]
+    b1, b2 = Sp.const.body[i, 0], Sp.const.body[i, 1]
     f0 = current_force(B, Sp, i, arm1, arm2)
     q1 = predict_point(B, b1, arm1, h, order, gravity, scratch_a, scratch_x)
     q2 = predict_point(B, b2, arm2, h, order, gravity, scratch_a, scratch_x)
@@ -172,11 +172,11 @@ def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratc
 @njit(cache=True)
 def end_step(B, Sp):
     """Remember F(t) for the next step's window (call before time advances)."""
-    if Sp.body.shape[0] == 0:   # no springs: no scratch to allocate
+    if Sp.const.body.shape[0] == 0:   # no springs: no scratch to allocate
         return
     arm1 = np.empty(3)
     arm2 = np.empty(3)
-    for i in range(Sp.body.shape[0]):
+    for i in range(Sp.const.body.shape[0]):
         _arms(B, Sp, i, arm1, arm2)
         f = current_force(B, Sp, i, arm1, arm2)
         Sp.force_prev[i, 0], Sp.force_prev[i, 1], Sp.force_prev[i, 2] = f[0], f[1], f[2]
@@ -184,15 +184,15 @@ def end_step(B, Sp):
 
 @njit(cache=True)
 def potential_energy(B, Sp):
-    if Sp.body.shape[0] == 0:   # no springs: no scratch to allocate
+    if Sp.const.body.shape[0] == 0:   # no springs: no scratch to allocate
         return 0.0
     arm1 = np.empty(3)
     arm2 = np.empty(3)
     e = 0.0
-    for i in range(Sp.body.shape[0]):
+    for i in range(Sp.const.body.shape[0]):
         _arms(B, Sp, i, arm1, arm2)
-        p1 = body_point(B, Sp.body[i, 0], arm1)
-        p2 = body_point(B, Sp.body[i, 1], arm2)
+        p1 = body_point(B, Sp.const.body[i, 0], arm1)
+        p2 = body_point(B, Sp.const.body[i, 1], arm2)
         ln = np.sqrt((p2[0] - p1[0]) ** 2 + (p2[1] - p1[1]) ** 2 + (p2[2] - p1[2]) ** 2)
-        e += 0.5 * Sp.stiff[i] * (ln - Sp.rest[i]) ** 2
+        e += 0.5 * Sp.const.stiff[i] * (ln - Sp.const.rest[i]) ** 2
     return e

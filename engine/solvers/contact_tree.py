@@ -82,7 +82,7 @@ def _respond(B, J, W, C, c, ra, rb, lx, ly, lz, ax, ay, az):
             for i in range(3):
                 out[3 + i] = a[i, 0] * tx + a[i, 1] * ty + a[i, 2] * tz
     if through_tree:
-        tree.solve(W, J.body)
+        tree.solve(W, J.const.body)
         for side in range(2):
             b = C.body[c, side]
             if not B.static[b] and on_tree(W, b):
@@ -184,7 +184,7 @@ def route(B, J, W, C, c, position_stage):
     if not loaded:
         return
     _hold_joints(W)
-    tree.solve(W, J.body)
+    tree.solve(W, J.const.body)
     tree.apply(W, B.vel, B.omega, B.pred_ok)
     if position_stage:
         for q in range(W.tr_free.shape[0]):

@@ -92,9 +92,9 @@ C_FACTOR_OPS, C_FACTORS, C_SOLVES = 0, 1, 2
 
 def key(B, J):
     """What the structure depends on (compare to decide on a rebuild)."""
-    return (B.static.shape[0], J.kind.shape[0], B.static.tobytes(), J.kind.tobytes(),
-            J.body.tobytes(), J.enabled.tobytes(),
-            J.param[:, [P_LIM1, P_LIM2, P_MOTOR]].tobytes())
+    return (B.static.shape[0], J.const.kind.shape[0], B.static.tobytes(), J.const.kind.tobytes(),
+            J.const.body.tobytes(), J.enabled.tobytes(),
+            J.const.param[:, [P_LIM1, P_LIM2, P_MOTOR]].tobytes())
 
 
 def _classify(B, J):
@@ -105,10 +105,10 @@ def _classify(B, J):
         return b >= 0 and not static[b]
 
     glob, other, every = [], [], []
-    for j in range(J.kind.shape[0]):
-        if not J.enabled[j] or not (dyn(J.body[j, 0]) or dyn(J.body[j, 1])):
+    for j in range(J.const.kind.shape[0]):
+        if not J.enabled[j] or not (dyn(J.const.body[j, 0]) or dyn(J.const.body[j, 1])):
             continue
-        (glob if J.kind[j] == BALL else other).append(j)
+        (glob if J.const.kind[j] == BALL else other).append(j)
         every.append(j)
     return glob, other, every, dyn
 
@@ -128,7 +128,7 @@ def _min_degree(adj):
 
 
 def _linear(B, J, glob, dyn):
-    body = J.body
+    body = J.const.body
     on_body = {}  # dynamic body -> [(joint, side)] of global joints
     for j in glob:
         for s in range(2):
@@ -191,8 +191,8 @@ def _linear(B, J, glob, dyn):
 
 
 def _tree(B, J, glob, dyn):
-    n, m = B.static.shape[0], J.kind.shape[0]
-    body = J.body
+    n, m = B.static.shape[0], J.const.kind.shape[0]
+    body = J.const.body
     adj = {}
     for j in glob:
         for s in range(2):
@@ -264,17 +264,18 @@ def _tree(B, J, glob, dyn):
 def build(B, J):
     """The Work tuple for the current joint graph (numeric parts zeroed, nothing factored)."""
     glob, other, every, dyn = _classify(B, J)
-    n, m = B.static.shape[0], J.kind.shape[0]
+    n, m = B.static.shape[0], J.const.kind.shape[0]
     parts = _linear(B, J, glob, dyn)
     parts.update(_tree(B, J, every, dyn))
     closing = parts.pop("tr_closing")
     parts["lin_other"] = np.asarray(other, dtype=np.int64)
     parts["tr_other"] = np.asarray(sorted(closing), dtype=np.int64)
-    parts["tr_generic"] = np.asarray([j for j in parts["tr_joint"] if J.kind[j] != BALL],
+    parts["tr_generic"] = np.asarray([j for j in parts["tr_joint"] if J.const.kind[j] != BALL],
                                      dtype=np.int64)
+    p = J.const.param
     parts["tr_free"] = np.asarray(
-        [j for j in parts["tr_joint"] if J.kind[j] != BALL and (
-            J.param[j, P_LIM1] != 0.0 or J.param[j, P_LIM2] != 0.0 or J.param[j, P_MOTOR] != 0.0)],
+        [j for j in parts["tr_joint"] if J.const.kind[j] != BALL and (
+            p[j, P_LIM1] != 0.0 or p[j, P_LIM2] != 0.0 or p[j, P_MOTOR] != 0.0)],
         dtype=np.int64)
     parts.update(fact_rot=np.zeros((n, 3, 3)), fact_arm=np.zeros((m, 2, 3)),
                  fact_frame=np.zeros((m, 2, 3, 3)), fact_code=-np.ones(m, dtype=np.int64),

@@ -73,10 +73,10 @@ def prepare(B, J, k_scratch):
             B.inertia_w[b, :, :] = 0.0
             B.inv_inertia_w[b, :, :] = 0.0
         else:
-            world_inertia(rot[b], B.inertia[b], B.inv_inertia[b], B.inertia_w[b],
+            world_inertia(rot[b], B.const.inertia[b], B.inv_inertia[b], B.inertia_w[b],
                           B.inv_inertia_w[b])
         pred_ok[b] = False
-    kind, body, anchor, arm = J.kind, J.body, J.anchor, J.arm
+    kind, body, anchor, arm = J.const.kind, J.const.body, J.const.anchor, J.arm
     for j in range(kind.shape[0]):
         for side in range(2):
             # world arm R u of the body-frame anchor u (for the world: the world point)
@@ -119,9 +119,9 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     """P-steps 1-2 (and the iterated springs, then the contacts as items after them).
     Returns False if the iteration diverges (only checked when may_abort: otherwise it runs
     on to the cap or budget). scratch_lin: (joints, 2, 3), the ball joints' snapshot."""
-    m = J.kind.shape[0]
+    m = J.const.kind.shape[0]
     iterated = settings[S_SPRING_ITERATED] != 0.0
-    m_sp = m + (Sp.body.shape[0] if iterated else 0)
+    m_sp = m + (Sp.const.body.shape[0] if iterated else 0)
     items = m_sp + C.body.shape[0]
     if items == 0:
         return True
@@ -133,7 +133,8 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     t = settings[S_TIME]
     max_checks = int(settings[S_MAX_CYCLES]) * items
     budget = int(settings[S_BUDGET_NS])
-    kind, body, arm, kinv, enabled, joint_err = J.kind, J.body, J.arm, J.kinv, J.enabled, J.err
+    kind, body, enabled = J.const.kind, J.const.body, J.enabled
+    arm, kinv, joint_err = J.arm, J.kinv, J.err
     static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
     inertia_w, inv_inertia_w = B.inertia_w, B.inv_inertia_w
     pred_ok, pred_pos, pred_series, pred_rot = B.pred_ok, B.pred_pos, B.pred_series, B.pred_rot
@@ -261,14 +262,14 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     Contacts take part for contact_cycles cycles, or until monotonic_ns() passes deadline
     (0: none); the joints always run to eps_vel or the cap (cutting them short lets a
     budget-starved tree_255 diverge)."""
-    m = J.kind.shape[0]
+    m = J.const.kind.shape[0]
     items = m + C.body.shape[0]
     if items == 0:
         return
     eps = settings[S_EPS_VEL]
     contact_cycles = int(settings[S_CONTACT_CYCLES])
     max_checks = int(settings[S_MAX_CYCLES]) * items
-    kind, body, arm, kinv, enabled = J.kind, J.body, J.arm, J.kinv, J.enabled
+    kind, body, arm, kinv, enabled = J.const.kind, J.const.body, J.arm, J.kinv, J.enabled
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
     since = 0
@@ -331,7 +332,7 @@ def residuals(B, J, stats, scratch_rows):
     """Largest joint gap and joint velocity error at the current time (arms up to date)."""
     gap_max = 0.0
     vel_max = 0.0
-    kind, body, arm, enabled = J.kind, J.body, J.arm, J.enabled
+    kind, body, arm, enabled = J.const.kind, J.const.body, J.arm, J.enabled
     static, pos, vel, omega = B.static, B.pos, B.vel, B.omega
     for j in range(kind.shape[0]):
         if not enabled[j]:
@@ -368,9 +369,9 @@ def energy(B, Sp, gravity):
         kin += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
         for k in range(3):
             wb = r[0, k] * w[0] + r[1, k] * w[1] + r[2, k] * w[2]
-            kin += 0.5 * B.inertia[b, k] * wb * wb
+            kin += 0.5 * B.const.inertia[b, k] * wb * wb
         pot -= m * (gravity[0] * B.pos[b, 0] + gravity[1] * B.pos[b, 1]
                     + gravity[2] * B.pos[b, 2])
-    if Sp.body.shape[0] > 0:
+    if Sp.const.body.shape[0] > 0:
         pot += spring.potential_energy(B, Sp)
     return kin, pot

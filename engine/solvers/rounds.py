@@ -89,8 +89,8 @@ def _tree_rows_same(J, W, position_stage, copy):
             for r in range(3):
                 for c in range(3):
                     if copy:
-                        W.fact_frame[j, side, r, c] = J.frame[j, side, r, c]
-                    elif J.frame[j, side, r, c] != W.fact_frame[j, side, r, c]:
+                        W.fact_frame[j, side, r, c] = J.const.frame[j, side, r, c]
+                    elif J.const.frame[j, side, r, c] != W.fact_frame[j, side, r, c]:
                         return False
     return True
 
@@ -128,7 +128,7 @@ def ensure_factor(B, J, W, solver, position_stage, s):
             j = W.tr_joint[q]
             W.tr_nrow[j], W.tr_motor[j] = jacobian.build_rows(
                 B, J, j, jacobian.motor_in_solve(J, j, position_stage), W.tr_g[j], s)
-        ok = tree.factor(W, J.body, B.inv_mass, B.inertia_w, B.inv_inertia, B.inv_inertia_w)
+        ok = tree.factor(W, J.const.body, B.inv_mass, B.inertia_w, B.inv_inertia, B.inv_inertia_w)
     W.fact_kind[0] = solver
     W.fact_ok[0] = 1 if ok else 0
     W.count[C_FACTORS] += 1
@@ -171,7 +171,7 @@ def _tree_solve_apply(B, J, W, h, position_stage, s):
                 lam = J.acc[j, A_BOUND] * generic.motor_cap(J, j, h) - J.acc[j, A_MOTOR]
                 if lam != 0.0:
                     jacobian.add_motor_load(B, J, j, lam, W.tr_xb, s)
-    tree.solve(W, J.body)
+    tree.solve(W, J.const.body)
     W.count[C_SOLVES] += 1
     saturated = False
     if position_stage:
@@ -204,7 +204,7 @@ def _solve_apply(B, J, W, solver, h, position_stage, s):
     """One global solve, applied; False if the tree solve's motor set changed instead."""
     if solver == LINEAR:
         linear.solve(W)
-        linear.apply(W, J.body, J.arm, B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w,
+        linear.apply(W, J.const.body, J.arm, B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w,
                      B.pred_ok)
         W.count[C_SOLVES] += 1
         return True
@@ -220,7 +220,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
     other = W.lin_other if solver == LINEAR else W.tr_other
     free = W.tr_free if solver != LINEAR else W.tr_free[:0]
     iterated = settings[S_SPRING_ITERATED] != 0.0
-    n_sp = Sp.body.shape[0] if iterated else 0
+    n_sp = Sp.const.body.shape[0] if iterated else 0
     ng, no, nf = glob.shape[0], other.shape[0], free.shape[0]
     nc = C.body.shape[0]
     if ng + no + n_sp + nc == 0:
@@ -233,7 +233,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
     max_rounds = int(settings[S_MAX_CYCLES])
     budget = int(settings[S_BUDGET_NS])
     t = settings[S_TIME]
-    kind, body, arm, kinv, joint_err = J.kind, J.body, J.arm, J.kinv, J.err
+    kind, body, arm, kinv, joint_err = J.const.kind, J.const.body, J.arm, J.kinv, J.err
     static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
     inertia_w, inv_inertia_w = B.inertia_w, B.inv_inertia_w
     pred_ok, pred_pos, pred_series, pred_rot = B.pred_ok, B.pred_pos, B.pred_series, B.pred_rot
@@ -390,7 +390,7 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     contact_rounds = int(settings[S_CONTACT_CYCLES])
     contacts_on = nc > 0
     max_rounds = int(settings[S_MAX_CYCLES])
-    kind, body, arm, kinv = J.kind, J.body, J.arm, J.kinv
+    kind, body, arm, kinv = J.const.kind, J.const.body, J.arm, J.kinv
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
     checks = 0
