@@ -13,12 +13,12 @@ from collections import namedtuple
 
 import numpy as np
 
-# A body's constants (model).
+# A body's constants (model). Two arrays only: every kernel that takes the bodies gets each
+# of their arrays as arguments, so the fewer the cheaper (the fixed flag and J^-1 follow:
+# release below).
 BodyConstants = namedtuple("BodyConstants", [
-    "inv_mass",       # (n,) 1/m; 0 for fixed bodies
-    "inertia",        # (n,3) principal moments J; 0 for fixed bodies
-    "inv_inertia",    # (n,3) J^-1 with 0 where J = 0 or the body is fixed
-    "fixed",          # (n,) bool: fixed by its definition
+    "inv_mass",       # (n,) 1/m; 0 for a fixed body (a moving one has m > 0: bodies.py)
+    "inertia",        # (n,3) principal moments J; 0 for a fixed body
 ])
 
 # Bodies (all float64 unless noted).
@@ -105,7 +105,7 @@ Springs = namedtuple("Springs", [
 # leaves the settings array as it was. Contacts are all of one step: detection fills them,
 # the step derives the rest.
 ROLES = {
-    "Bodies": {"model": ("inv_mass", "inertia", "inv_inertia", "fixed"),
+    "Bodies": {"model": ("inv_mass", "inertia"),
                "state": ("pos", "rot", "vel", "omega"),
                "input": ("load",),
                "switch": ("inv_mass", "inv_inertia", "static"),
@@ -172,12 +172,18 @@ def hold(B, idx):
     B.inv_inertia[idx] = 0.0
 
 
+def inverse_moments(inertia):
+    """J^-1 of principal moments, 0 where J = 0 (a thin rod about its axis; a fixed body)."""
+    return np.where(inertia > 0, 1.0 / np.where(inertia > 0, inertia, 1.0), 0.0)
+
+
 def release(B, idx):
-    """Bodies idx move again with their own mass and inertia (bit for bit their constants)."""
+    """Bodies idx move again with their own mass and inertia (bit for bit from their
+    constants), or stay static where fixed."""
     c = B.const
-    B.static[idx] = c.fixed[idx]
     B.inv_mass[idx] = c.inv_mass[idx]
-    B.inv_inertia[idx] = c.inv_inertia[idx]
+    B.static[idx] = c.inv_mass[idx] == 0.0
+    B.inv_inertia[idx] = inverse_moments(c.inertia[idx])
 
 
 # Contacts of one step (engine/contacts/solve.py): c rows, one per contact point; A = body[:,0]
@@ -287,8 +293,7 @@ T_CHECKS, T_IMPULSES, T_SWEEPS, T_RESIDUAL, T_VEL_CHECKS, T_VEL_IMPULSES, T_VEL_
 
 
 def empty_bodies(n, order):
-    const = BodyConstants(inv_mass=np.zeros(n), inertia=np.zeros((n, 3)),
-                          inv_inertia=np.zeros((n, 3)), fixed=np.zeros(n, dtype=np.bool_))
+    const = BodyConstants(inv_mass=np.zeros(n), inertia=np.zeros((n, 3)))
     return Bodies(
         pos=np.zeros((n, 3)), rot=np.tile(np.eye(3), (n, 1, 1)), vel=np.zeros((n, 3)),
         omega=np.zeros((n, 3)), inv_mass=np.zeros(n), inv_inertia=np.zeros((n, 3)),

@@ -260,17 +260,12 @@ class LiveEdits:
     def _set_mass_rows(B, i, m):
         """Body row i's constants from its BodyModel, and its mobility from them."""
         c = B.const
-        c.fixed[i] = m.static
         if m.static:
-            c.inv_mass[i] = 0.0
-            c.inertia[i] = 0.0
-            c.inv_inertia[i] = 0.0
+            c.inv_mass[i] = c.inertia[i] = 0.0
             B.vel[i] = B.omega[i] = 0.0
         else:
             c.inv_mass[i] = 1.0 / m.mass
             c.inertia[i] = m.inertia
-            c.inv_inertia[i] = np.where(m.inertia > 0,
-                                        1.0 / np.where(m.inertia > 0, m.inertia, 1.0), 0.0)
         S.release(B, i)
 
     def _append_bodies(self, models, specs):
