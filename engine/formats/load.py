@@ -4,7 +4,11 @@ inertias resolved there), with one-line errors naming the file and the element.
 URDF files get two things MuJoCo's URDF reader leaves to the user: `package://` mesh paths
 are resolved (relative to the file's folder and the folders above it), and
 a `<mujoco><compiler/></mujoco>` block keeps mesh paths as given and balances inertias that
-break the triangle inequality. The edited copy is written to a temporary folder.
+break the triangle inequality. MuJoCo cannot read COLLADA (.dae) meshes: a <visual> with one
+is left out of the visual model (engine/formats/collada.py reads it for the viewer) and has
+a small box for its mesh otherwise (discarded there with the other visuals, it keeps its
+material, which MuJoCo gives the link's collision geoms). The edited copy is written to a
+temporary folder.
 """
 import os
 import re
@@ -68,10 +72,27 @@ def _parse(path):
         raise ModelError(path, e.strerror or str(e)) from None
 
 
+def is_collada(filename):
+    """Whether a mesh file name is a COLLADA file (.dae), which MuJoCo does not read."""
+    return filename.lower().endswith(".dae")
+
+
 def _urdf_for_mujoco(path, visual=False):
-    """The URDF's tree with absolute mesh paths and MuJoCo's compiler options."""
+    """The URDF's tree with absolute mesh paths and MuJoCo's compiler options; its COLLADA
+    visuals left out (`visual`) or given a box for their mesh."""
     tree = _parse(path)
     folder = os.path.dirname(os.path.abspath(path))
+    for link in tree.getroot().iter("link"):
+        for element in link.findall("visual"):
+            geometry = element.find("geometry")
+            mesh = None if geometry is None else geometry.find("mesh")
+            if mesh is None or not is_collada(mesh.get("filename") or ""):
+                continue
+            if visual:
+                link.remove(element)
+            else:
+                geometry.remove(mesh)
+                ET.SubElement(geometry, "box", size="0.001 0.001 0.001")
     for mesh in tree.getroot().iter("mesh"):
         name = mesh.get("filename")
         if name is None:

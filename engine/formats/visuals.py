@@ -5,9 +5,11 @@ The model is compiled again with its visual geoms kept (URDF: MuJoCo's `discardv
 off), posed as the conversion posed it, and each visual geom (MuJoCo: contype = conaffinity =
 0) becomes a triangle mesh in the frame of the scene body that carries it: meshes as they
 are, spheres, boxes, capsules, cylinders and ellipsoids tessellated by trimesh. Colours are
-the geom's material or rgba. Where the visual model cannot be compiled (a URDF whose visual
-meshes are in a format MuJoCo does not read, e.g. COLLADA) there are none, and the viewer
-shows the collision shapes.
+the geom's material or rgba. A URDF's COLLADA (.dae) visual meshes, which MuJoCo does not
+read (load.py leaves them out of what it compiles), are read by trimesh and placed the same
+way (engine/formats/collada.py); a .dae that cannot be read is one warning, and the bodies
+of its links show their collision shapes. Where the visual model cannot be compiled there
+are no visual meshes, and the viewer shows the collision shapes.
 """
 import logging
 
@@ -51,7 +53,7 @@ def visual_meshes(path, bodies, floating=False, qpos=None):
     from .errors import ModelError
     from .load import load_model
     try:
-        model, _ = load_model(path, floating=floating, visual=True)
+        model, model_kind = load_model(path, floating=floating, visual=True)
     except ModelError as e:
         log.info("no visual meshes: %s", e)
         return []
@@ -78,4 +80,8 @@ def visual_meshes(path, bodies, floating=False, qpos=None):
         mat = m.geom_matid[g]
         rgba = m.mat_rgba[mat] if mat >= 0 else m.geom_rgba[g]
         out.append(VisualMesh(name, local, faces, tuple(float(c) for c in rgba[:3])))
+    if model_kind == "urdf":
+        from .collada import collada_meshes
+        added, plain = collada_meshes(path, b, bodies)
+        out = [v for v in out + added if v.body not in plain]
     return out
