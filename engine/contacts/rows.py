@@ -104,7 +104,7 @@ def _angular_response(A, b, rx, ry, rz, lx, ly, lz):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def _row_knn(B, C, c, shock):
+def row_knn(B, C, c, shock):
     """n^T K n of row c (module docstring)."""
     nx, ny, nz = C.normal[c, 0], C.normal[c, 1], C.normal[c, 2]
     k = 0.0
@@ -296,8 +296,8 @@ def prepare_rows(B, C, stage, shock, h, settings, rnd=-1):
             f = end
             continue
         for c in range(f, end):
-            C.k_normal[c, 0] = _row_knn(B, C, c, False)
-            C.k_normal[c, 1] = _row_knn(B, C, c, True) if shock else C.k_normal[c, 0]
+            C.k_normal[c, 0] = row_knn(B, C, c, False)
+            C.k_normal[c, 1] = row_knn(B, C, c, True) if shock else C.k_normal[c, 0]
             C.split[c] = C.depth[c] > SPLIT_DEPTH and (C.free[C.body[c, 0]]
                                                        or C.free[C.body[c, 1]])
         C.prows[f] = _patch_geometry(B, C, f, stage, h, gx, gy, gz)

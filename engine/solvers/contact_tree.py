@@ -14,12 +14,21 @@ which is the contact row of the Schur complement K_cc - K_cj K_jj^-1 K_jc; the c
 visit sizes its normal impulse with it (contacts._knn_of), and the patch friction its 3x3 K
 the same way (C.kpatch: unit impulses along t1, t2 at the patch centre and about n).
 Gauss-Seidel over such rows is Gauss-Seidel on the contacts with the joints eliminated.
+
+A contact that the tree's joints lock along n (keff at most KEFF_LOCKED of the bodies' own
+n^T K n: a wheel on a steering hinge whose axis is vertical but for a rounding tilt, 1e-11 of
+it) keeps keff = 0, as one the tree cannot move at all: its visit takes the bodies' own
+response and the next tree solve takes back what the joints hold. Sized with such a keff, a
+1 mm overlap asks for ~1e5 N s, and a light body goes to NaN in one step.
 """
 from numba import njit
 
+from ..contacts.rows import row_knn
 from ..jitopts import NO_REFCOUNT
 from ..joints import A_MOTOR
 from . import tree
+
+KEFF_LOCKED = 1e-6
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -115,7 +124,10 @@ def set_keff(B, J, W, C):
         ra, rb = C.arm[c, 0], C.arm[c, 1]
         _respond(B, J, W, C, c, ra, rb, n[0], n[1], n[2], 0.0, 0.0, 0.0)
         ux, uy, uz = _relative(C, ra, rb)[:3]
-        C.keff[c] = n[0] * ux + n[1] * uy + n[2] * uz
+        keff = n[0] * ux + n[1] * uy + n[2] * uz
+        if keff <= KEFF_LOCKED * row_knn(B, C, c, False):
+            continue                        # locked by the joints (module docstring)
+        C.keff[c] = keff
         if C.first[c] != c or C.prows[c] == 0:
             continue
         g = C.patch_frame[c]          # the patch's centre arms and tangents (contacts/rows.py)
