@@ -44,6 +44,9 @@ from impulse.engine.warmup import FEATURES
 
 log = logging.getLogger(__name__)
 NEW_SCENE = object()           # App.pending_open: a new empty scene
+# frames a second at most while the kernels compile beside the window (a software-GL
+# window without vsync would take a whole core of two from the compile)
+COMPILING_FPS = 20
 
 
 class App:
@@ -51,6 +54,7 @@ class App:
                  frame_dt: float | None = None, open_paused: bool = False, compile=None):
         self.viewer = viewer
         self.compile = compile                 # app.kernel_compile.BackgroundCompile or None
+        self._compile_capped = False           # the viewer's frame cap is COMPILING_FPS
         self.pending_open = None               # a path (or NEW_SCENE) waiting for its kernels
         self.threaded = threaded               # physics on a thread beside the frames
         self.session: Session | None = None
@@ -509,6 +513,10 @@ class App:
             if self.compile.proc is None and self.viewer.frame_count >= 1:
                 self.compile.start()               # the window is up: compile beside it
             self._open_pending()
+        if (self.compile is not None) != self._compile_capped:
+            # while kernels compile beside the window, it leaves them the CPU it does not need
+            self._compile_capped = self.compile is not None
+            self.viewer.set_frame_cap(COMPILING_FPS if self._compile_capped else None)
         if self.session is None:
             self.launcher.update()
             return

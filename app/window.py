@@ -57,6 +57,8 @@ class Viewer:
                                   on_close=self._on_close)
         self.frame_count = 0
         self.frame_times: deque[float] = deque(maxlen=240)
+        self._running = False
+        self._cap: float | None = None      # frames a second at most (set_frame_cap)
         self._last = None
         self._hover_xy = None
         self._prepared = False
@@ -210,13 +212,36 @@ class Viewer:
         self._stop_after = frames
         self._final_screenshot = screenshot
         if fps_limit:
-            pyglet.clock.schedule_interval(self._tick, 1.0 / fps_limit)
-        else:
-            pyglet.clock.schedule(self._tick)
+            self._cap = fps_limit
+        self._running = True
+        self._schedule()
         try:
             pyglet.app.run(None)
         finally:
+            self._running = False
             pyglet.clock.unschedule(self._tick)
+
+    def set_frame_cap(self, fps: float | None) -> None:
+        """At most `fps` frames a second from now on (None: as fast as the display takes
+        them). Where vsync does nothing (a virtual display, software GL) the loop otherwise
+        draws without pause and takes a whole core: the app caps it while kernels compile
+        beside it."""
+        if fps == self._cap:
+            return
+        self._cap = fps
+        if self._running:
+            pyglet.clock.unschedule(self._tick)
+            self._schedule()
+
+    @property
+    def frame_cap(self) -> float | None:
+        return self._cap
+
+    def _schedule(self) -> None:
+        if self._cap:
+            pyglet.clock.schedule_interval(self._tick, 1.0 / self._cap)
+        else:
+            pyglet.clock.schedule(self._tick)
 
     def _tick(self, dt: float) -> None:
         if not self.window.has_exit:

@@ -42,6 +42,8 @@ def test_the_launcher_works_while_kernels_compile_and_scenes_wait_for_theirs(app
     gate = tmp_path / "contacts-may-finish"
     app.compile = BackgroundCompile(fake_compiler(tmp_path, gate))
     assert pump_until(app, lambda: app.compile.has(("step", "interaction")))
+    from impulse.app.app import COMPILING_FPS  # (pyglet wants the display first)
+    assert app.viewer.frame_cap == COMPILING_FPS   # the window leaves the compile its CPU
     pump_until(app, lambda: app.launcher.thumbnails_done, timeout=60)
     shot = app.viewer.screenshot(with_ui=True)
     save_png(shot, tmp_path / "launcher_compiling.png")
@@ -67,6 +69,23 @@ def test_the_launcher_works_while_kernels_compile_and_scenes_wait_for_theirs(app
     assert pump_until(app, lambda: app.session is not None)    # the new scene opened
     assert pump_until(app, lambda: app.compile is None)         # the child has ended
     assert not app.launcher.still
+    assert app.viewer.frame_cap is None
+
+
+@pytest.mark.parametrize("cap", [8, 15])
+def test_a_frame_cap_paces_the_event_loop(app, cap):  # noqa: F811
+    """Where vsync does nothing (Xvfb, software GL) only the cap keeps the loop from
+    drawing without pause; the viewer's own loop then draws at most `cap` frames a second."""
+    app.viewer.set_frame_cap(cap)
+    try:
+        frames = app.viewer.frame_count
+        t = time.monotonic()
+        app.viewer.run(frames=app.viewer.frame_count + 6)
+        took = time.monotonic() - t
+    finally:
+        app.viewer.set_frame_cap(None)
+    assert app.viewer.frame_count - frames >= 6
+    assert took >= 5 / cap, f"{took:.3f} s for 6 frames at {cap} a second"
 
 
 def test_the_window_opens_within_seconds_on_a_cold_cache(display, tmp_path):  # noqa: F811
