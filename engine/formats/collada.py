@@ -28,7 +28,7 @@ from scipy.spatial.transform import Rotation
 
 from ..visual_meshes import VisualMesh
 from .frames import UP
-from .load import _parse, _resolve, is_collada
+from .load import is_collada, parse_xml, resolve_mesh_path
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def dae_visuals(root, folder):
             name = None if mesh is None else mesh.get("filename")
             if not name or not is_collada(name):
                 continue
-            entry = DaeVisual(link.get("name"), name, _resolve(name, folder), np.ones(3),
+            entry = DaeVisual(link.get("name"), name, resolve_mesh_path(name, folder), np.ones(3),
                               np.zeros(3), np.eye(3), None)
             try:
                 entry.scale = _floats(mesh.get("scale"), 3, (1, 1, 1))
@@ -197,7 +197,7 @@ def collada_meshes(path, builder, bodies):
     converted pose, and the scene body of each MuJoCo body); `bodies`: {scene body name:
     (position, rotation)} as visuals.visual_meshes takes them. One warning per file that
     cannot be read, naming the links whose bodies show their collision shapes instead."""
-    root = _parse(path).getroot()
+    root = parse_xml(path).getroot()
     visuals = dae_visuals(root, os.path.dirname(os.path.abspath(path)))
     if not visuals:
         return [], set()

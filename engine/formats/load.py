@@ -21,7 +21,7 @@ from .errors import ModelError, need
 def model_kind(path):
     """'urdf' or 'mjcf' from the file's root element (the extension alone may lie: MJCF
     files end in .xml, URDF in .urdf or .xml)."""
-    root = _parse(path).getroot()
+    root = parse_xml(path).getroot()
     if root.tag == "robot":
         return "urdf"
     if root.tag == "mujoco":
@@ -59,7 +59,7 @@ def load_model(path, floating=False, visual=False):
         raise ModelError(path, _one_line(str(e))) from None
 
 
-def _parse(path):
+def parse_xml(path):
     """The file's element tree. Trailing NUL bytes (PyBullet's humanoid.urdf has one, which
     MuJoCo's reader skips) are dropped first."""
     try:
@@ -80,7 +80,7 @@ def is_collada(filename):
 def _urdf_for_mujoco(path, visual=False):
     """The URDF's tree with absolute mesh paths and MuJoCo's compiler options; its COLLADA
     visuals left out (`visual`) or given a box for their mesh."""
-    tree = _parse(path)
+    tree = parse_xml(path)
     folder = os.path.dirname(os.path.abspath(path))
     for link in tree.getroot().iter("link"):
         for element in link.findall("visual"):
@@ -97,7 +97,7 @@ def _urdf_for_mujoco(path, visual=False):
         name = mesh.get("filename")
         if name is None:
             raise ModelError(path, "element <mesh> has no 'filename'")
-        found = _resolve(name, folder)
+        found = resolve_mesh_path(name, folder)
         if not os.path.isfile(found):
             raise ModelError(path, f"element <mesh filename=\"{name}\">: mesh file not found")
         mesh.set("filename", found)
@@ -109,7 +109,7 @@ def _urdf_for_mujoco(path, visual=False):
     return tree
 
 
-def _resolve(name, folder):
+def resolve_mesh_path(name, folder):
     """A URDF mesh file name as a path. `package://PKG/REST` (ROS) is looked for as PKG/REST
     and REST in the file's folder and each folder above it, and as REST in a folder above
     named PKG, the first that exists (as PyBullet and yourdfpy search); `file://` is a
