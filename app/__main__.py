@@ -301,9 +301,8 @@ def compile_in_terminal():
     cached = warmup.kernels_cached()
     log.debug("physics kernels %s numba's cache", "found in" if cached else "not in")
     if not cached:
-        from impulse.engine.compile_progress import expected_duration_text
-        log.info("first start: compiling the physics kernels, once (%s; later starts take "
-                 "a second or two)", expected_duration_text())
+        from impulse.engine.compile_progress import compile_heading
+        log.info("%s; later starts take a second or two", compile_heading())
         quiet = logging.getLogger("impulse").getEffectiveLevel() > logging.INFO
         warmup.main(["--progress", "none", "--quiet"] if quiet else ["--progress", "auto"])
 

@@ -13,7 +13,7 @@ import sys
 import threading
 
 from impulse.engine import warmup
-from impulse.engine.compile_progress import expected_duration_text
+from impulse.engine.compile_progress import RESUMED_SHARE, compile_heading
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,8 @@ class BackgroundCompile:
         self.command = command or [sys.executable, "-m", warmup.__name__, "--progress", "jsonl"]
         self.proc = None
         self._stderr = []
-        self._heading = ("first start: starting the kernel compile "     # (reads the manifest:
-                         f"({expected_duration_text()}, once)")          # once, not per frame)
+        self.heading = compile_heading()      # reads the manifest and the cache: once
+        self.resumed = self.heading.startswith("resuming")
         if start:
             self.start()
 
@@ -64,8 +64,9 @@ class BackgroundCompile:
         """A BackgroundCompile if any feature is missing from the cache, else None."""
         if warmup.kernels_cached():
             return None
-        log.info("first start: compiling the physics kernels in the background")
-        return cls(start=False)
+        compiling = cls(start=False)
+        log.info("%s (in the background)", compiling.heading)
+        return compiling
 
     @property
     def running(self) -> bool:
@@ -85,7 +86,10 @@ class BackgroundCompile:
             except ValueError:
                 continue
             kind = msg.get("event")
-            if kind == "kernel":
+            if kind == "start":                       # a stopped compile's share done before
+                self.fraction = float(msg.get("fraction", self.fraction))
+                self.resumed = self.fraction >= RESUMED_SHARE
+            elif kind == "kernel":
                 name = str(msg.get("name", ""))
                 if ".engine." in f".{name}":          # not numba's own helpers ("impl")
                     self.kernel = name.rsplit(".", 1)[-1]
@@ -114,9 +118,10 @@ class BackgroundCompile:
         if self.finished:
             return "physics kernels ready"
         if not self.kernels:
-            return self._heading
+            return self.heading
         left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
-        return f"first start: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
+        what = "resumed compile" if self.resumed else "first start"
+        return f"{what}: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
 
     def stop(self):
         self.stopped = True

@@ -1051,8 +1051,8 @@ def _ensure_kernels():
     """The physics kernels in the cache before workers start (else each would compile)."""
     from impulse.engine import warmup
     if not warmup.kernels_cached():
-        from impulse.engine.compile_progress import expected_duration_text
-        log.info("compiling the physics kernels first, once (%s)", expected_duration_text())
+        from impulse.engine.compile_progress import compile_heading
+        log.info("%s, before the runs", compile_heading())
         warmup.main(["--progress", "none", "--quiet"])
 
 

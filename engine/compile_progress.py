@@ -6,6 +6,11 @@ cache announces nothing). kernel_manifest.json, written by `python -m impulse.en
 measured warm-up. Progress is the share of that total that is done; the estimate scales
 what is left by how fast this machine has gone so far (estimate_left). A manifest from older
 sources only makes the estimate rougher (it stays below 100 % until the warm-up ends).
+
+A compile that was stopped (the window closed, Ctrl+C) left its finished kernels in numba's
+cache; the next one loads them silently and compiles the rest. Their share counts as done
+from the start (cached_seconds), so the bar resumes where it stopped and the estimate is of
+what is left.
 """
 import json
 import math
@@ -34,9 +39,47 @@ def expected_seconds(manifest=None) -> float:
     return sum(s for s, _ in m.values()) or UNKNOWN_TOTAL
 
 
+def cached_seconds(manifest=None, overloads=None) -> float:
+    """The manifest seconds of the kernels numba's cache holds already (an interrupted
+    compile's work), from the cache's files (kernel_cache.cached_overloads)."""
+    m = load_manifest() if manifest is None else manifest
+    if overloads is None:
+        from .kernel_cache import cached_overloads
+        overloads = cached_overloads()
+    done = 0.0
+    for name, (seconds, count) in m.items():
+        # "impulse.engine.solvers.stopping.past_deadline" is cached as
+        # "solvers.stopping.past_deadline"; numba's own helpers are never cached
+        cached = overloads.get(".".join(name.split(".")[-3:]), 0)
+        done += seconds * min(cached, count) / max(count, 1)
+    return done
+
+
+def duration_text(seconds, left=False) -> str:
+    """"about 8 minutes on a 2-core machine" ("about 3 minutes left on ..." with `left`)."""
+    minutes = max(1, math.ceil(seconds / 60))
+    return (f"about {minutes} minute{'s' if minutes > 1 else ''}{' left' if left else ''} "
+            "on a 2-core machine")
+
+
 def expected_duration_text(manifest=None) -> str:
     """How long a first compile takes, for the messages that announce one."""
-    return f"about {math.ceil(expected_seconds(manifest) / 60)} minutes on a 2-core machine"
+    return duration_text(expected_seconds(manifest))
+
+
+RESUMED_SHARE = 0.01           # a compile with this much in the cache was stopped before
+
+
+def compile_heading(manifest=None, overloads=None) -> str:
+    """The line that announces a compile: a first one, or one resumed where it stopped
+    ("resuming the kernel compile: 62 % done before, about 3 minutes left ...")."""
+    m = load_manifest() if manifest is None else manifest
+    total = expected_seconds(m)
+    before = min(cached_seconds(m, overloads), total)
+    if before < RESUMED_SHARE * total:
+        return f"first start: compiling the physics kernels, once ({duration_text(total)})"
+    return (f"resuming the kernel compile: {100 * before / total:.0f} % done before, "
+            f"{duration_text(total - before, left=True)}")
 
 
 def estimate_left(total, done, elapsed) -> float:
@@ -57,10 +100,13 @@ class CompileProgress:
     exclusive seconds) for a new manifest.
     """
 
-    def __init__(self, report=None, manifest=None):
+    def __init__(self, report=None, manifest=None, already=None):
         self.report = report
         self.expected = load_manifest() if manifest is None else manifest
         self.total = expected_seconds(self.expected)
+        # expected seconds of the kernels a stopped compile left in the cache
+        self.already = min(cached_seconds(self.expected) if already is None else already,
+                           self.total)
         self.done = 0.0            # expected seconds of the kernels finished so far
         self.kernels = 0
         self.timings = []
@@ -69,12 +115,13 @@ class CompileProgress:
         self._listener = None
 
     def fraction(self) -> float:
-        return min(self.done / self.total, 0.99)
+        return min((self.already + self.done) / self.total, 0.99)
 
     def eta(self) -> float | None:
         if not self.done:
             return None
-        return estimate_left(self.total, self.done, time.perf_counter() - self._t0)
+        return estimate_left(self.total - self.already, self.done,
+                             time.perf_counter() - self._t0)
 
     def __enter__(self):
         from numba.core import event

@@ -118,9 +118,34 @@ def prune(keep: int = KEEP, idle_s: float = IDLE_S, now: float | None = None) ->
     return gone
 
 
+def kernel_folder() -> Path:
+    """The folder numba caches this session's kernels in."""
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir())
+
+
 def ready_marker(feature: str) -> Path:
     """The file that says a feature's kernels are compiled (engine/warmup.py)."""
-    return Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir()) / f"ready-{feature}"
+    return kernel_folder() / f"ready-{feature}"
+
+
+# numba's file for one compiled overload: <package folder>_<hash>/<module>.<function>-<line>
+# .py<version>.<overload>.nbc ("solvers_9ed7.../stopping.past_deadline-64.py311.1.nbc")
+_OVERLOAD_FILE = re.compile(r"(?P<name>.+)-\d+\.py\d+\.\d+\.nbc")
+
+
+def cached_overloads(folder: Path | None = None) -> dict:
+    """{"<package>.<module>.<function>": overloads cached} in numba's cache folder: what an
+    interrupted compile left done ("solvers.stopping.past_deadline": 1). {} when unreadable."""
+    counts = {}
+    try:
+        for path in (folder or kernel_folder()).glob("*/*.nbc"):
+            m = _OVERLOAD_FILE.fullmatch(path.name)
+            if m:
+                key = f"{path.parent.name.rsplit('_', 1)[0]}.{m['name']}"
+                counts[key] = counts.get(key, 0) + 1
+    except OSError:
+        pass
+    return counts
 
 
 def features_ready(features) -> bool:

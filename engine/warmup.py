@@ -184,6 +184,11 @@ def main(argv=None) -> int:
 
     try:
         with CompileProgress(report) as progress:
+            if bar is not None:                      # a stopped compile resumes its bar
+                bar.n = round(100 * progress.fraction())
+                bar.refresh()
+            elif mode == "jsonl":
+                emit(event="start", fraction=round(progress.fraction(), 4))
             warm_up(features, on_ready=ready)
     finally:
         if bar is not None:

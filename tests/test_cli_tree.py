@@ -134,6 +134,7 @@ def test_view_takes_a_bundled_scene_by_name(xvfb, tmp_path):
 
 # `python -m impulse.app` with numba's cache reported empty: the first-start notice is due
 FRESH = ("import runpy, sys; import impulse.engine.warmup as w; "
+         "import impulse.engine.compile_progress as p; p.cached_seconds = lambda *a: 0.0; "
          "w.kernels_cached = lambda: False; sys.argv = ['impulse'] + sys.argv[1:]; "
          "runpy.run_module('impulse.app', run_name='__main__')")
 

@@ -17,23 +17,27 @@ from impulse.engine import jitopts, warmup
 from impulse.engine.compile_progress import (
     PRIOR_S,
     CompileProgress,
+    cached_seconds,
+    compile_heading,
     estimate_left,
     expected_duration_text,
     expected_seconds,
     load_manifest,
     write_manifest,
 )
+from impulse.engine.kernel_cache import cached_overloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def fake_compiler(tmp_path, gate=None, fail=False):
+def fake_compiler(tmp_path, gate=None, fail=False, before=0.0):
     """A stand-in for `engine.warmup --progress jsonl`: kernels, then features ready; the
-    "contacts" feature waits for the gate file."""
+    "contacts" feature waits for the gate file. `before`: the share a stopped compile left."""
     script = tmp_path / "fake_warmup.py"
     script.write_text(textwrap.dedent(f"""
         import json, os, sys, time
         def emit(**f): print(json.dumps(f), flush=True)
+        emit(event="start", fraction={before!r})
         for i, name in enumerate(["impulse.engine.a.k1", "numba.x.impl", "impulse.engine.c.k3"]):
             emit(event="kernel", name=name, fraction=0.2 * (i + 1), eta_s=30.0 - 10 * i)
         if {fail!r}:
@@ -72,6 +76,70 @@ def test_background_compile_reports_kernels_features_and_the_end(tmp_path):
     gate.write_text("")
     assert wait_for(lambda: c.finished)
     assert c.error is None and c.fraction == 1.0 and c.has(warmup.FEATURES)
+
+
+def test_a_resumed_compile_says_so_and_counts_what_was_done(tmp_path):
+    gate = tmp_path / "go"
+    c = BackgroundCompile(fake_compiler(tmp_path, gate, before=0.55))
+    assert wait_for(lambda: c.has(("step", "interaction")))
+    assert c.resumed and c.status_line().startswith("resumed compile: compiling")
+    gate.write_text("")
+    assert wait_for(lambda: c.finished)
+    first = BackgroundCompile(fake_compiler(tmp_path, gate))
+    assert wait_for(lambda: first.finished)
+    assert not first.resumed
+
+
+CACHED_MODULE = """
+from numba import njit
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+
+@njit(cache=True)
+def other(x):
+    return x + 1.0
+"""
+
+
+def test_an_interrupted_compile_resumes_from_what_the_cache_holds(tmp_path):
+    """Kernels a stopped compile finished load from numba's cache announcing nothing: their
+    manifest seconds count as done from the start, for the bar, the estimate and the
+    heading; numba's own helpers (never cached) and kernels not yet compiled do not."""
+    pkg = tmp_path / "kpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text(CACHED_MODULE)
+    cache = tmp_path / "cache"
+    subprocess.run([sys.executable, "-c", "from kpkg.mod import twice, other; "
+                    "twice(1.0); twice(1); other(1.0)"], cwd=tmp_path, check=True, timeout=120,
+                   env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    overloads = cached_overloads(cache)
+    assert overloads == {"kpkg.mod.twice": 2, "kpkg.mod.other": 1}
+    manifest = {"kpkg.mod.twice": (4.0, 4),            # 2 of its 4 compiles are cached
+                "impulse.kpkg.mod.other": (2.0, 1),    # named with its package's parents
+                "kpkg.mod.later": (5.0, 1),            # not compiled yet
+                "numba.np.arrayobj.ol_np_empty.<locals>.impl": (1.0, 1)}
+    assert cached_seconds(manifest, overloads) == pytest.approx(4.0)
+    assert cached_overloads(tmp_path / "nothing") == {}
+    heading = compile_heading(manifest, overloads)
+    assert heading == "resuming the kernel compile: 33 % done before, about 1 minute left " \
+                      "on a 2-core machine"
+    assert compile_heading(manifest, {}).startswith("first start: compiling the physics "
+                                                    "kernels, once (about 1 minute")
+    p = CompileProgress(manifest=manifest, already=cached_seconds(manifest, overloads))
+    assert p.fraction() == pytest.approx(4.0 / 12.0) and p.eta() is None
+    p._t0, p.done = time.perf_counter() - 10.0, 2.0    # then 2 s of the 8 left, in 10 s here
+    assert p.fraction() == pytest.approx(6.0 / 12.0)
+    assert p.eta() == pytest.approx(estimate_left(8.0, 2.0, 10.0), rel=0.05)
+
+
+def test_a_complete_cache_counts_as_done():
+    """The session's warm cache (conftest compiled it) holds nearly all of the manifest:
+    numba's file names still map onto the manifest's kernel names."""
+    assert cached_seconds() >= 0.97 * expected_seconds()
+    assert compile_heading().startswith("resuming the kernel compile: 9")
 
 
 def test_a_failing_compile_says_why_in_one_line(tmp_path):
@@ -152,6 +220,7 @@ def test_compile_from_a_warm_cache_speaks_json_lines_and_no_bar_off_a_terminal()
     out = subprocess.run([sys.executable, "-m", warmup.__name__, "--progress", "jsonl"],
                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
     events = [json.loads(line) for line in out.stdout.splitlines()]
+    assert events[0]["event"] == "start" and events[0]["fraction"] >= 0.97
     assert [e["feature"] for e in events if e["event"] == "ready"] == list(warmup.FEATURES)
     assert events[-1]["event"] == "done" and events[-1]["kernels"] == 0
     plain = subprocess.run([sys.executable, "-m", "impulse.app", "-q", "compile"],
