@@ -270,7 +270,8 @@ STATE = {   # exact resume (engine/resume.py): written by saves, never needed by
             "additionalProperties": False}},
         "joints": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["anchors", "frames"],
-            "properties": {"anchors": _vec(6, _coord), "frames": _vec(18, _num(-2, 2))},
+            "properties": {"anchors": _vec(6, _coord), "frames": _vec(18, _num(-2, 2)),
+                           "angles": _vec(2, _num(-1e9, 1e9))},
             "additionalProperties": False}},
         "springs": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["force_prev", "anchors"],

@@ -60,6 +60,10 @@ JointConstants = namedtuple("JointConstants", [
 
 # Joints: one row each.
 Joints = namedtuple("Joints", [
+    # state: what a step advances
+    "angle",     # (m,2) the free angles (about x_A; the universal's about y_B) at the end of
+                 # the last step, unwrapped: angles are read on the branch nearest these, so
+                 # a joint turns on past +-pi (joints/generic.unwrapped) [rad]
     # switch, set between steps: on, or off while every end sleeps or is fixed (sleeping.py)
     "enabled",   # (m,) bool
     # input of the next step
@@ -112,7 +116,7 @@ ROLES = {
                "derived": ("inertia_w", "inv_inertia_w", "pred_pos", "pred_series",
                            "pred_rot", "pred_ok")},
     "Joints": {"model": ("kind", "body", "anchor", "frame", "param", "seq"),
-               "state": (),
+               "state": ("angle",),
                "input": ("effort",),
                "switch": ("enabled",),
                "derived": ("arm", "kinv", "err", "acc")},
@@ -311,8 +315,9 @@ def empty_joints(m, seq_rows=0):
         anchor=np.zeros((m, 2, 3)), frame=np.tile(np.eye(3), (m, 2, 1, 1)),
         param=np.zeros((m, P_SIZE)), seq=np.zeros((seq_rows, 2)))
     return Joints(
-        enabled=np.ones(m, dtype=np.bool_), effort=np.zeros(m), arm=np.zeros((m, 2, 3)),
-        kinv=np.zeros((m, 3, 3)), err=np.zeros(m), acc=np.zeros((m, A_SIZE)), const=const)
+        angle=np.zeros((m, 2)), enabled=np.ones(m, dtype=np.bool_), effort=np.zeros(m),
+        arm=np.zeros((m, 2, 3)), kinv=np.zeros((m, 3, 3)), err=np.zeros(m),
+        acc=np.zeros((m, A_SIZE)), const=const)
 
 
 def empty_springs(s):

@@ -204,13 +204,15 @@ def shock(B, C, top, hs, settings, stats, velocities, deadline):
 @njit(cache=True, **REFCOUNT)
 def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scratch_rows,
             sync):
-    """Stage 6: the springs' step ends, every body moves ballistically to t + h, and the
-    external loads' second half kick (with the inertia at t + h) completes v + h F/m. With
-    `sync` the springs, dampers and brakes give their second half kick too, at t + h (the
-    first took only h/2: their window ends at t + h instead of t + h/2)."""
+    """Stage 6: the springs' step ends, every body moves ballistically to t + h (the joints'
+    angles stored there, unwrapped), and the external loads' second half kick (with the
+    inertia at t + h) completes v + h F/m. With `sync` the springs, dampers and brakes give
+    their second half kick too, at t + h (the first took only h/2: their window ends at
+    t + h instead of t + h/2)."""
     t0 = monotonic_ns()
     spring.end_step(B, Sp)
     advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
+    generic.store_angles(B, J)
     settings[S_H_PREV] = hs
     prepare(B, J, scratch_r)
     kick(B, 0.5 * hs)

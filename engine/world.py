@@ -329,7 +329,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             B.pred_ok[b] = False
             if self.drag is not None and self.drag.body == b:
                 self.drag = None
-        zero_non_finite(self.J.acc, self.Sp.force_prev, self.Sp.applied)
+        zero_non_finite(self.J.acc, self.J.angle, self.Sp.force_prev, self.Sp.applied)
         if C is not None:
             zero_non_finite(C.acc_n, C.acc_v, C.acc_c, C.keep)
         return k

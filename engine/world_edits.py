@@ -25,6 +25,7 @@ from .definitions import BodyDef, JointDef, changes_to, entry_of, from_entry, sh
 from .handles import BodyId, JointId
 from .joint_specs import local_frames, parameters
 from .joints import P_SEQ_START
+from .joints.generic import store_angles
 from .scene_entries import (
     MOTION_KEYS,
     WORLD_FRAME_KEYS,
@@ -450,6 +451,7 @@ class LiveEdits:
             self.J = S.with_seq(S.append_rows(self.J, rows),
                                 np.concatenate([self.J.const.seq, seq]))
             self.joint_models.append(model)
+            store_angles(self.B, self.J)     # its angles as they are (the others' unchanged)
         return self._joint_ids.add(model.name)
 
     def _joint_rows(self, spec):
@@ -526,6 +528,9 @@ class LiveEdits:
                 getattr(arrays.const, f)[i] = getattr(rows.const, f)[0]
             self.J = S.with_seq(self.J, np.concatenate([arrays.const.seq, seq]))
             self.joint_models[i] = model
+            if any(k in changes for k in JOINT_GEOMETRY_KEYS + ("bodies", "type")):
+                self.J.angle[i] = 0.0        # new geometry: its angles read afresh
+            store_angles(self.B, self.J)
 
     def _world_point(self, b, local):
         if b < 0:

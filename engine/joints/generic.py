@@ -18,6 +18,8 @@ Velocity rows (P-step 4) use the same directions with the relative velocities at
 Rotational errors are compared with eps_pos read as radians.
 Free coordinates: angle about x_A (phi = atan2(z_A.y_B, y_A.y_B)), offset along x_A
 ((b - a).x_A), and the universal's second angle about y_B (atan2((x_A x x_B).y_B, x_A.x_B)).
+Angles are unwrapped: read on the branch nearest their value at the step's start (J.angle,
+stored at the end of each step), so limits, servo targets and springs hold beyond +-pi.
 A one-dimensional row along direction w changes its coordinate by -k lambda h per impulse
 lambda (k = w^T L w, or x^T K x for offsets); limits keep their accumulated lambda one-sided,
 motors keep |sum lambda| <= max h (Schmitt sec. 10: servo axes; method-notes: limits, motors).
@@ -289,9 +291,20 @@ def rotation_rows(B, J, j, h, eps, velocity, s):
 
 # ---- free coordinates, limits, motors, springs ------------------------------------------------
 
+TWO_PI = 2.0 * np.pi
+
+
+@njit(cache=True)
+def unwrapped(raw, ref):
+    """An angle read in (-pi, pi] on the branch nearest `ref`, its value at the step's start:
+    phi = raw + 2 pi round((ref - raw) / 2 pi). Exact while a step turns the joint by less
+    than pi (188 rad/s at h = 1/60); within half a turn of 0 it is `raw` to the bit."""
+    return raw + TWO_PI * np.floor((ref - raw) / TWO_PI + 0.5)
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def coordinate(B, J, j, ctype, ahead):
-    """(value, direction) of a free coordinate now or at t + h."""
+    """(value, direction) of a free coordinate now or at t + h; angles unwrapped."""
     if ctype == COORD_ANGLE_X:
         x = axis_at(B, J, j, 0, 0, ahead)
         ya = axis_at(B, J, j, 0, 1, ahead)
@@ -299,7 +312,7 @@ def coordinate(B, J, j, ctype, ahead):
         yb = axis_at(B, J, j, 1, 1, ahead)
         phi = np.arctan2(dot(za[0], za[1], za[2], yb[0], yb[1], yb[2]),
                          dot(ya[0], ya[1], ya[2], yb[0], yb[1], yb[2]))
-        return phi, x[0], x[1], x[2]
+        return unwrapped(phi, J.angle[j, 0]), x[0], x[1], x[2]
     if ctype == COORD_ANGLE_B_Y:
         xa = axis_at(B, J, j, 0, 0, ahead)
         xb = axis_at(B, J, j, 1, 0, ahead)
@@ -307,7 +320,7 @@ def coordinate(B, J, j, ctype, ahead):
         c = cross(xa[0], xa[1], xa[2], xb[0], xb[1], xb[2])
         phi = np.arctan2(dot(c[0], c[1], c[2], y[0], y[1], y[2]),
                          dot(xa[0], xa[1], xa[2], xb[0], xb[1], xb[2]))
-        return phi, y[0], y[1], y[2]
+        return unwrapped(phi, J.angle[j, 1]), y[0], y[1], y[2]
     # offset along A's x axis
     x = axis_at(B, J, j, 0, 0, ahead)
     a = _point(B, J, j, 0, ahead)
@@ -702,6 +715,19 @@ def apply_effort(B, J, j, dt, s):
         return
     _, wx, wy, wz = coordinate(B, J, j, ctype, False)
     push_row(B, J, j, ctype, wx, wy, wz, -effort * dt, s)
+
+
+@njit(cache=True)
+def store_angles(B, J):
+    """Each joint's angles now, unwrapped, into J.angle: at the end of each step (the next
+    one reads its angles on their branch) and when a joint is added."""
+    for j in range(J.const.kind.shape[0]):
+        for which in range(2):
+            ctype = int(J.const.param[j, P_COORD1 if which == 0 else P_COORD2])
+            if ctype == COORD_ANGLE_X:
+                J.angle[j, 0] = coordinate(B, J, j, ctype, False)[0]
+            elif ctype == COORD_ANGLE_B_Y:
+                J.angle[j, 1] = coordinate(B, J, j, ctype, False)[0]
 
 
 @njit(cache=True)
