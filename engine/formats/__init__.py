@@ -8,7 +8,8 @@ it is left out of the kernel cache's key: editing an importer compiles nothing.
     geoms.py    collision geoms -> shapes (meshes -> convex hulls)
     decompose.py  concave meshes -> convex parts (CoACD), cached in the user cache folder
     visuals.py  the visual meshes, for the viewer (saved beside scene files)
-    collada.py  a URDF's COLLADA (.dae) visual meshes, which MuJoCo does not read (trimesh)
+    collada.py  a URDF's COLLADA (.dae) meshes, which MuJoCo does not read (trimesh): the
+                visual ones for the viewer, the collision ones as .obj files for MuJoCo
     frames.py   MuJoCo's Z up -> our Y up
     errors.py   one-line errors; the optional `import` extra
 

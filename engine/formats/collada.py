@@ -18,6 +18,12 @@ A file that cannot be read (missing, broken, pycollada or trimesh not installed)
 warning per file, and the scene bodies carrying its links get no visual meshes at all, so
 the viewer draws their collision shapes (it draws a body's visual meshes or its shapes,
 never both).
+
+A <collision> whose <mesh> is a .dae file is read by the same reader (read_dae) and written,
+with its <mesh scale>, as an .obj file that MuJoCo's compiler reads in its place
+(collision_obj, called by load.py's URDF copy for MuJoCo): from there it is any mesh, its
+inertia and convex hull MuJoCo's and its shape engine/formats/geoms.py's. There a file that
+cannot be read fails the import (one line naming the URDF and the mesh).
 """
 import logging
 import os
@@ -53,12 +59,19 @@ class Unreadable(Exception):
 
 
 def _floats(text, n, default):
+    """n numbers of an attribute's text (`default` for none); ValueError where it holds
+    fewer or a word that is no number."""
     values = [float(x) for x in (text or "").split()] or list(default)
     if len(values) == 1 and n == 3:          # <mesh scale="2">: uniform
         values *= 3
     if len(values) < n:
         raise ValueError(f"{text!r}: {n} numbers expected")
     return np.array(values[:n])             # <mesh scale="1 1 1 1"> (racecar): first three
+
+
+def mesh_scale(mesh):
+    """The (3,) scale of a URDF <mesh> element (1 1 1 where it gives none). ValueError."""
+    return _floats(mesh.get("scale"), 3, (1, 1, 1))
 
 
 def _origin(element):
@@ -103,7 +116,7 @@ def dae_visuals(root, folder):
             entry = DaeVisual(link.get("name"), name, resolve_mesh_path(name, folder), np.ones(3),
                               np.zeros(3), np.eye(3), None)
             try:
-                entry.scale = _floats(mesh.get("scale"), 3, (1, 1, 1))
+                entry.scale = mesh_scale(mesh)
                 entry.pos, entry.rot = _origin(visual.find("origin"))
                 entry.rgba = _rgba(visual.find("material"), named)
             except ValueError as e:
@@ -139,6 +152,33 @@ def read_dae(file):
         raise Unreadable("no triangles in it")
     return [(np.asarray(g.vertices, dtype=np.float64), np.asarray(g.faces, dtype=np.int64),
              _own_color(g)) for g in parts]
+
+
+def scaled(vertices, faces, scale):
+    """(vertices, faces) of a mesh scaled by a URDF <mesh scale> (3,): a mirroring scale (an
+    odd count of negative factors) turns the triangles over, so they face out as before."""
+    vertices = np.asarray(vertices, dtype=np.float64) * np.asarray(scale, dtype=np.float64)
+    if np.prod(scale) < 0:
+        faces = faces[:, ::-1]
+    return vertices, faces
+
+
+def collision_obj(file, scale, out):
+    """Write the .dae file `file` (read by read_dae: all its triangle meshes joined), scaled
+    by `scale` (3,), as the Wavefront .obj file `out` (vertices with all their digits),
+    which MuJoCo reads as a mesh. Raises Unreadable."""
+    vertices, faces, start = [], [], 0
+    for verts, tris, _ in read_dae(file):
+        verts, tris = scaled(verts, tris, scale)
+        vertices.append(verts)
+        faces.append(tris + start)
+        start += len(verts)
+    vertices, faces = np.concatenate(vertices), np.concatenate(faces)
+    with open(out, "w", encoding="ascii") as f:
+        f.write(f"# {os.path.basename(file)}, scale {' '.join(map(repr, map(float, scale)))}"
+                "\n")
+        f.writelines(f"v {x!r} {y!r} {z!r}\n" for x, y, z in vertices.tolist())
+        f.writelines(f"f {a} {b} {c}\n" for a, b, c in (faces + 1).tolist())
 
 
 def _own_color(mesh):
@@ -224,11 +264,10 @@ def collada_meshes(path, builder, bodies):
             continue
         pos, rot = bodies[name]
         for verts, faces, own in read[key]:
-            inlink = v.pos[:, None] + v.rot @ (verts * v.scale).T
+            verts, faces = scaled(verts, faces, v.scale)
+            inlink = v.pos[:, None] + v.rot @ verts.T
             world = UP @ (link_pos[:, None] + link_rot @ inlink)
             local = (rot.T @ (world - np.asarray(pos)[:, None])).T
-            if np.prod(v.scale) < 0:         # a mirroring scale turns the triangles over
-                faces = faces[:, ::-1]
             rgba = v.rgba if v.rgba is not None else own if own is not None else GREY
             out.append(VisualMesh(name, local, faces.copy(),
                                   tuple(float(c) for c in rgba[:3])))

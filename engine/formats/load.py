@@ -7,8 +7,10 @@ a `<mujoco><compiler/></mujoco>` block keeps mesh paths as given and balances in
 break the triangle inequality. MuJoCo cannot read COLLADA (.dae) meshes: a <visual> with one
 is left out of the visual model (engine/formats/collada.py reads it for the viewer) and has
 a small box for its mesh otherwise (discarded there with the other visuals, it keeps its
-material, which MuJoCo gives the link's collision geoms). The edited copy is written to a
-temporary folder.
+material, which MuJoCo gives the link's collision geoms); a <collision> with one gets an
+.obj copy of it, its <mesh scale> applied (collada.py reads it, as for the viewer), written
+beside the edited URDF. Both are written to a temporary folder, which lives as long as
+MuJoCo's compiler reads them: the compiled model holds its own copy of the mesh data.
 """
 import os
 import re
@@ -44,7 +46,7 @@ def load_model(path, floating=False, visual=False):
             return mujoco.MjModel.from_xml_path(os.path.abspath(path)), kind
         with tempfile.TemporaryDirectory(prefix="impulse-urdf-") as tmp:
             copy = os.path.join(tmp, os.path.basename(path))
-            _urdf_for_mujoco(path, visual).write(copy, encoding="unicode")
+            _urdf_for_mujoco(path, visual, tmp).write(copy, encoding="unicode")
             if not floating:
                 return mujoco.MjModel.from_xml_path(copy), kind
             spec = mujoco.MjSpec.from_file(copy)
@@ -77,11 +79,13 @@ def is_collada(filename):
     return filename.lower().endswith(".dae")
 
 
-def _urdf_for_mujoco(path, visual=False):
+def _urdf_for_mujoco(path, visual, tmp):
     """The URDF's tree with absolute mesh paths and MuJoCo's compiler options; its COLLADA
-    visuals left out (`visual`) or given a box for their mesh."""
+    visuals left out (`visual`) or given a box for their mesh; its COLLADA collision meshes
+    written as .obj files into the folder `tmp` and named by those. Raises ModelError."""
     tree = parse_xml(path)
     folder = os.path.dirname(os.path.abspath(path))
+    _collada_collisions(path, tree, folder, tmp)
     for link in tree.getroot().iter("link"):
         for element in link.findall("visual"):
             geometry = element.find("geometry")
@@ -107,6 +111,40 @@ def _urdf_for_mujoco(path, visual=False):
     ET.SubElement(extra, "compiler", strippath="false", balanceinertia="true",
                   discardvisual="false" if visual else "true", fusestatic="true")
     return tree
+
+
+def _collada_collisions(path, tree, folder, tmp):
+    """Each <collision> mesh of the tree that is a .dae file: read (collada.py), scaled by
+    its <mesh scale> and written as an .obj file into `tmp`, which the <mesh> then names
+    (without a scale); a file named with one scale by several is written once. The
+    collision's <origin> stays: MuJoCo applies it as to any mesh. ModelError (one line naming
+    the mesh and its link) for a file that cannot be read or a bad scale."""
+    written = {}
+    for link in tree.getroot().iter("link"):
+        for element in link.findall("collision"):
+            mesh = element.find("geometry/mesh")
+            name = None if mesh is None else mesh.get("filename")
+            if not name or not is_collada(name):
+                continue
+            from .collada import Unreadable, collision_obj, mesh_scale
+            where = f"element <mesh filename=\"{name}\"> (collision of link {link.get('name')})"
+            try:
+                scale = mesh_scale(mesh)
+            except ValueError as e:
+                raise ModelError(path, f"{where}: bad scale: {e}") from None
+            file = resolve_mesh_path(name, folder)
+            key = (os.path.realpath(file), tuple(scale.tolist()))
+            if key not in written:
+                stem = os.path.splitext(os.path.basename(file))[0]
+                out = os.path.join(tmp, f"collada{len(written)}_{stem}.obj")
+                try:
+                    collision_obj(file, scale, out)
+                except Unreadable as e:
+                    raise ModelError(path, f"{where}: cannot read the COLLADA file: {e}") \
+                        from None
+                written[key] = out
+            mesh.set("filename", written[key])
+            mesh.attrib.pop("scale", None)
 
 
 def resolve_mesh_path(name, folder):
