@@ -2,10 +2,12 @@
 
 numba announces each compile it starts and ends ("numba:compile" events; loading from the
 cache announces nothing). kernel_manifest.json, written by `python -m impulse.engine.warmup
---write-manifest` after the kernels change, holds the seconds each kernel took in one
-measured warm-up. Progress is the share of that total that is done; the estimate scales
-what is left by how fast this machine has gone so far (estimate_left). A manifest from older
-sources only makes the estimate rougher (it stays below 100 % until the warm-up ends).
+--write-manifest` after the kernels change, holds the CPU seconds each kernel took in one
+measured warm-up (CPU time, not wall time: a warm-up measured beside other work would
+otherwise inflate the manifest, 672 s against 423 s on 2026-11-29). Progress is the share of
+that total that is done; the estimate scales what is left by how fast this machine has gone
+so far (estimate_left). A manifest from older sources only makes the estimate rougher (it
+stays below 100 % until the warm-up ends).
 
 A compile that was stopped (the window closed, Ctrl+C) left its finished kernels in numba's
 cache; the next one loads them silently and compiles the rest. Their share counts as done
@@ -97,7 +99,7 @@ class CompileProgress:
 
     report(name, fraction, eta_s) after each kernel: fraction in [0, 0.99], eta_s the
     estimated seconds left (None before the first kernel). `timings` collects (name,
-    exclusive seconds) for a new manifest.
+    exclusive CPU seconds) for a new manifest.
     """
 
     def __init__(self, report=None, manifest=None, already=None):
@@ -148,11 +150,11 @@ class CompileProgress:
 
     def _started(self, dispatcher):
         f = dispatcher.py_func
-        self._stack.append([f"{f.__module__}.{f.__qualname__}", time.perf_counter(), 0.0])
+        self._stack.append([f"{f.__module__}.{f.__qualname__}", time.process_time(), 0.0])
 
     def _ended(self):
         name, t0, inner = self._stack.pop()
-        took = time.perf_counter() - t0
+        took = time.process_time() - t0
         if self._stack:
             self._stack[-1][2] += took
         self.timings.append((name, took - inner))
