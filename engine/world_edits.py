@@ -25,7 +25,7 @@ from .definitions import BodyDef, JointDef, changes_to, entry_of, from_entry, sh
 from .handles import BodyId, JointId
 from .joint_specs import local_frames, parameters
 from .joints import P_SEQ_START
-from .joints.generic import store_angles
+from .joints.generic import store_angles_now
 from .scene_entries import (
     MOTION_KEYS,
     WORLD_FRAME_KEYS,
@@ -451,7 +451,7 @@ class LiveEdits:
             self.J = S.with_seq(S.append_rows(self.J, rows),
                                 np.concatenate([self.J.const.seq, seq]))
             self.joint_models.append(model)
-            store_angles(self.B, self.J)     # its angles as they are (the others' unchanged)
+            store_angles_now(self.B, self.J)     # its angles as they are (the others' unchanged)
         return self._joint_ids.add(model.name)
 
     def _joint_rows(self, spec):
@@ -530,7 +530,7 @@ class LiveEdits:
             self.joint_models[i] = model
             if any(k in changes for k in JOINT_GEOMETRY_KEYS + ("bodies", "type")):
                 self.J.angle[i] = 0.0        # new geometry: its angles read afresh
-            store_angles(self.B, self.J)
+            store_angles_now(self.B, self.J)
 
     def _world_point(self, b, local):
         if b < 0:
