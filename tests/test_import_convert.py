@@ -75,13 +75,15 @@ def test_bodies_joints_actuators_from_the_file(arm):
     com = np.array([0.0, 0.0, 0.6]) + np.array([2 * 0.1 + 0.5 * 0.3, 0, 0]) / 2.5
     assert np.allclose(upper["position"], UP @ com, atol=1e-12)
     # the file's pose is the shoulder at ref = 0.25 (qpos0): our 0 is there, so the limits,
-    # the spring's rest and the servo's target (ctrl 0) are shifted by -0.25
+    # the spring's rest (0.5) and the servo's target (ctrl 0) are shifted by -0.25; the
+    # position servo (kp 50, soft at h = 0.002) joins the joint's spring (stiffness 3)
     sh = joints["shoulder"]
     assert sh["type"] == "hinge" and sh["bodies"] == ["base", "upper"]
     assert np.allclose(sh["axis"], UP @ [0, 1, 0]) and np.allclose(sh["anchor"], UP @ [0, 0, .6])
     assert sh["limits"] == pytest.approx({"lower": -1.25, "upper": 1.25})   # range - ref
-    assert sh["spring"] == pytest.approx({"stiffness": 3, "damping": 0.7, "rest": 0.25})
-    assert sh["motor"] == pytest.approx({"mode": "position", "target": -0.25, "max_force": 20})
+    assert sh["spring"] == pytest.approx({"stiffness": 53, "damping": 0.7,
+                                          "rest": (3 * 0.25 + 50 * -0.25) / 53})
+    assert "motor" not in sh
     sl = joints["slide"]
     assert sl["type"] == "slider" and sl["limits"] == pytest.approx({"lower": 0, "upper": 0.2})
     assert "motor" not in sl                 # a torque input is a joint load, not a motor
@@ -112,8 +114,11 @@ def test_one_warning_per_unmapped_kind(arm, caplog):
     motor_lines = [r for r in caplog.records if "torque inputs" in r.getMessage()]
     assert len(motor_lines) == 1 and "second torque inputs on one joint: 1 (m2)" in \
         motor_lines[0].getMessage()
-    assert any("armature" in r.getMessage() for r in caplog.records)
-    assert any("position gains kp" in r.getMessage() for r in caplog.records)
+    # the shoulder's armature is mapped (its parent is welded to the world: exact); the
+    # servo's force range is not (a joint spring has no cap)
+    assert not any("armature" in r.getMessage() for r in caplog.records)
+    assert any("force ranges of position and velocity actuators" in r.getMessage()
+               for r in caplog.records)
     assert "Not mapped:" in imported.doc["description"]        # kept in the scene as well
 
 

@@ -12,15 +12,19 @@ the pose's joint values.
   to the world (and the world's own geoms) are fixed bodies.
 - Joints: hinge -> hinge (limits), slide -> slider, ball -> ball, free -> none (a free body);
   two hinges of one body about one point at right angles -> universal; three hinges about one
-  point -> ball. Stiffness, springref and damping -> spring.
+  point -> ball. Stiffness, springref and damping -> spring. Armature of rotations (hinges,
+  ball and free joints) -> the child body's inertia about the joint's axis (exact where the
+  parent is fixed; _Builder.armature); of sliders: not mapped.
 - Closed loops: equality `connect` -> ball joint, `weld` -> fixed joint.
-- Actuators on joints: position -> servo (motor mode position, target from ctrl 0),
-  velocity -> velocity motor (target 0); their force range -> max_force; motor (a torque
-  input) on a hinge or slider -> a joint load (`loads`, engine/loads.py) whose effort is
-  gear * ctrl within the force range (0 unless a keyframe or `ctrl` sets it; set it with
-  World.edit_load(name, {"effort": ...})). Friction loss on
-  a hinge or slider without an actuator: a velocity motor holding speed 0 with at most the
-  friction force (dry friction).
+- Actuators on hinges and sliders: position (kp, kv) -> the joint's spring (stiffness kp,
+  rest ctrl, damping kv, added to the joint's own), velocity (kv) -> damping kv and a joint
+  load kv * ctrl; a gain too stiff for the model's time step -> a hard motor (servo at ctrl,
+  velocity motor at ctrl) with max_force = the force range (_Builder.actuators). Motor (a
+  torque input) -> a joint load (`loads`, engine/loads.py) whose effort is gear * ctrl
+  within the force range (0 unless a keyframe or `ctrl` sets it; set it with
+  World.edit_load(name, {"effort": ...})). Friction loss on a hinge or slider without a
+  hard motor: a velocity motor holding speed 0 with at most the friction force (dry
+  friction).
 - Contacts: `exclude` -> contacts.disabled_pairs; contype/conaffinity -> collision group/mask;
   the first collision geom's friction -> material.
 Whatever has no counterpart is listed in `Unmapped`: one warning per kind.
@@ -32,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..scene_schema import FORCE, MASS, VERSION
+from ..scene_schema import DAMPING, FORCE, MASS, STIFFNESS, VERSION
 from .frames import UP, floats, quat
 from .geoms import BOX, CAPSULE, ELLIPSOID, MESH, PLANE, SPHERE, mesh_vertices, shape_entries
 
@@ -47,6 +51,16 @@ GAIN_FIXED, BIAS_NONE, BIAS_AFFINE, DYN_NONE = 0, 0, 1, 0
 # the angle read after the wrap is taken for a violation of the other limit
 WRAP = np.pi - 0.35
 STATIC_NAME = "world_geoms"     # the world body's own geoms (floors): a fixed body
+# a position actuator's gain acts within a step where sqrt(kp / I) h exceeds this (I: the
+# dof's effective inertia, 1 / [M^-1]_jj): there it is a hard servo, not a joint spring
+# (_Builder.actuators; tests/test_import_gains.py)
+STIFF = 1.0
+# a velocity actuator is a damper kv and a joint load kv * target while kv h k <= this (k:
+# the joint's two links' own inverse inertia about it, _Builder.row_inverse_mass), else a
+# hard velocity motor: our step kicks the load's first half before the damper reads the
+# joint's rate, which the half kick has raised by (load h / 2) k, so the joint runs slow by
+# kv h k / 2 (5 % here)
+STIFF_PULL = 0.1
 # an imported robot's settings: the tree solver (jointed machines, servos on the ground
 # included), tight tolerances and 30 contact sweeps: a servo-held quadruped on its feet
 # stands within 5 mm at h = 1/60 (tests/test_import_stand.py; with the defaults 1e-5, 10
@@ -178,6 +192,11 @@ class _Builder:
         self.unmapped = Unmapped()
         self.counts = {"bodies": 0, "joints": 0, "hulls": 0, "shapes": 0}
         self.efforts = {}          # joint id -> (actuator name, effort): torque inputs
+        self.gains = {}            # joint id -> [(kp, target, kv)]: soft servos (springs)
+        self.gain_names = {}       # joint id -> [their actuators' names]
+        self.pulls = []            # (joint id, velocity actuator, kv * target): joint loads
+        self._minv = None          # diagonal of M^-1 in the starting pose (inverse_inertia)
+        self.inertia = {}          # moving group -> (mass, centre, world inverse inertia)
         self.loads = []            # the scene's joint loads for them (joints())
         # group[b]: the body that carries MuJoCo body b (itself where it has joints)
         self.group = np.zeros(m.nbody, dtype=int)
@@ -202,11 +221,61 @@ class _Builder:
     def members(self, g):
         return [b for b in range(self.m.nbody) if self.group[b] == g and (b or g == 0)]
 
+    def armature(self, g):
+        """The rotor inertia of group g's joints, as two tensors (MuJoCo's world frame):
+        `axial`, armature * w w^T for each rotational dof (w: its unit axis, d.cdof's angular
+        part; hinges, ball and free joints' rotations), and `rods`, armature * (E - w w^T).
+        The axial part adds exactly the dof's armature to its joint-space inertia where the
+        parent is fixed, as MuJoCo does; where the parent moves it also turns with the
+        parent about that axis (approximate). Translational dofs (slide, a free joint's
+        translation) have no counterpart: a mass along one axis only."""
+        m, d = self.m, self.d
+        axial, rods = np.zeros((3, 3)), np.zeros((3, 3))
+        for j in range(m.body_jntadr[g], m.body_jntadr[g] + m.body_jntnum[g]):
+            name = _name(m, self.mj.mjtObj.mjOBJ_JOINT, j, "joint")
+            n = {FREE: 6, BALL: 3}.get(int(m.jnt_type[j]), 1)
+            for k in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + n):
+                if m.dof_armature[k] <= 0:
+                    continue
+                w = d.cdof[k, :3]
+                if w @ w > 0.5:
+                    ww = np.outer(w, w) / (w @ w)
+                    axial += m.dof_armature[k] * ww
+                    rods += m.dof_armature[k] * (np.eye(3) - ww)
+                    if self.group[m.body_parentid[g]] not in self.static:
+                        self.unmapped.add("armature below a moving parent (in the child's "
+                                          "inertia: it also turns with the parent, which "
+                                          "MuJoCo's does not)", name)
+                else:
+                    self.unmapped.add("armature of sliders and free joints' translations (a "
+                                      "mass along one axis only)", name)
+        return axial, rods
+
+    @staticmethod
+    def with_rotors(tensor, axial, rods):
+        """tensor + axial + y rods with the least y in [0, 1/2] that leaves a rigid body's
+        inertia (each principal moment at most the sum of the other two; y = 1/2 adds a flat
+        disc per axis, a rigid body itself). Large armature on a slim link needs some: the
+        moments across the axis, which the joint holds where the parent is fixed."""
+        def valid(y):
+            small, mid, large = np.linalg.eigvalsh(tensor + axial + y * rods)
+            return large <= (small + mid) * (1 - 1e-9)      # a margin for rounding
+        if valid(0.0):
+            return tensor + axial
+        lo, hi = 0.0, 0.5
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if valid(mid) else (mid, hi)
+        return tensor + axial + hi * rods
+
     def mass_frame(self, g):
-        """(mass, principal moments, centre, principal axes) of group g, our world frame."""
+        """(mass, principal moments, centre, principal axes) of group g, our world frame;
+        the armature of its joints' rotations added to its inertia (armature(),
+        with_rotors()) and the principal axes found again."""
         m, d = self.m, self.d
         bodies = self.members(g)
-        if len(bodies) == 1:
+        axial, rods = self.armature(g) if g else (np.zeros((3, 3)), np.zeros((3, 3)))
+        if len(bodies) == 1 and not np.any(axial):
             b = bodies[0]
             R = UP @ d.ximat[b].reshape(3, 3)
             return float(m.body_mass[b]), m.body_inertia[b].copy(), UP @ d.xipos[b], R
@@ -218,6 +287,8 @@ class _Builder:
             r = d.xipos[b] - com
             tensor += R @ np.diag(m.body_inertia[b]) @ R.T + m.body_mass[b] * (
                 r @ r * np.eye(3) - np.outer(r, r))
+        if np.any(axial):
+            tensor = self.with_rotors(tensor, axial, rods)
         moments, axes = np.linalg.eigh(UP @ tensor @ UP.T)
         if np.linalg.det(axes) < 0:
             axes[:, 2] = -axes[:, 2]
@@ -242,6 +313,7 @@ class _Builder:
                 moments = np.full(3, 0.4 * mass * 1e-4)
             entry["mass"] = mass
             entry["inertia"] = floats(moments)
+            self.inertia[g] = (mass, pos, R @ np.diag(1.0 / np.maximum(moments, 1e-300)) @ R.T)
             self.motion(entry, g, pos)
             # the body's frame is its principal frame: without this the loader would take
             # the shapes' centroid for the centre of mass
@@ -348,6 +420,10 @@ class _Builder:
                 if js[0] in self.efforts:
                     act, effort = self.efforts[js[0]]
                     self.loads.append({"name": act, "joint": names[0], "effort": effort})
+                for j, act, effort in self.pulls:
+                    if j == js[0]:
+                        self.loads.append({"name": act, "joint": names[0],
+                                           "effort": float(np.clip(effort, -FORCE, FORCE))})
             elif n == 1 and types[0] == BALL:
                 entry = {"name": names[0], "type": "ball", **base}
                 if m.jnt_limited[js[0]]:
@@ -375,6 +451,9 @@ class _Builder:
                 if j in actuated and entry["type"] not in ("hinge", "slider"):
                     self.unmapped.add("actuators on joints other than hinges and sliders",
                                       actuated[j][0])
+                if j in self.gains and entry["type"] not in ("hinge", "slider"):
+                    self.unmapped.add("actuators on joints other than hinges and sliders",
+                                      ", ".join(self.gain_names[j]))
                 if j in self.efforts and entry["type"] not in ("hinge", "slider"):
                     self.unmapped.add("actuators on joints other than hinges and sliders",
                                       self.efforts[j][0])
@@ -403,12 +482,10 @@ class _Builder:
         return {"lower": float(lo), "upper": float(hi)}
 
     def dof_extras(self, j, name, ball=False, friction_mapped=False):
-        """Armature (never mapped), friction loss (unless `friction_mapped`) and, on
-        ball-like joints, springs and damping (no such coordinate)."""
+        """Friction loss (unless `friction_mapped`) and, on ball-like joints, springs and
+        damping (no such coordinate). Armature goes into the bodies' inertia (armature())."""
         m = self.m
         dofs = range(m.jnt_dofadr[j], m.jnt_dofadr[j] + (3 if m.jnt_type[j] == BALL else 1))
-        if any(m.dof_armature[k] > 0 for k in dofs):
-            self.unmapped.add("armature (no rotor inertia in the scene format)", name)
         if not friction_mapped and any(m.dof_frictionloss[k] > 0 for k in dofs):
             self.unmapped.add("frictionloss on ball, universal and actuated joints (the "
                               "joint's one motor is taken)", name)
@@ -416,7 +493,11 @@ class _Builder:
             self.unmapped.add("springs and damping on ball and universal joints", name)
 
     def coordinate(self, entry, j, actuated):
-        """Limits, spring/damper and motor of a hinge or slider joint."""
+        """Limits, spring/damper and motor of a hinge or slider joint: the joint's own
+        stiffness and damping and its soft position and velocity actuators' gains
+        (self.gains) in one spring, since their forces add: k = stiffness + sum kp,
+        rest = (stiffness * springref + sum kp * target) / k, damping = damping + sum kv
+        (MuJoCo's coordinates less the starting pose's)."""
         m = self.m
         lim = self.limits(j)
         if lim:
@@ -427,25 +508,84 @@ class _Builder:
             # dry friction: a motor holding speed 0 with at most the friction force
             entry["motor"] = {"mode": "velocity", "target": 0.0,
                               "max_force": float(min(friction, FORCE))}
+        q = m.jnt_qposadr[j]
         stiffness, damping = float(m.jnt_stiffness[j]), float(m.dof_damping[m.jnt_dofadr[j]])
+        pull = stiffness * float(m.qpos_spring[q] - self.q0[q])    # k * rest, our coordinate
+        for kp, target, kv in self.gains.get(j, ()):
+            stiffness += kp
+            pull += kp * (target - self.q0[q])
+            damping += kv
         if stiffness > 0 or damping > 0:
             spring = {}
             if stiffness > 0:
-                q = m.jnt_qposadr[j]
-                spring["stiffness"] = stiffness
-                spring["rest"] = float(m.qpos_spring[q] - self.q0[q])
+                spring["stiffness"] = float(min(stiffness, STIFFNESS))
+                spring["rest"] = float(pull / stiffness)
             if damping > 0:
-                spring["damping"] = damping
+                spring["damping"] = float(min(damping, DAMPING))
+                if damping * self.m.opt.timestep * self.row_inverse_mass(j) > 1.0:
+                    self.unmapped.add("damping above one step's stop (c h k > 1, k: the "
+                                      "joint's two links' own inverse inertia about it; our "
+                                      "damper stops them within a step at most, weaker than "
+                                      "asked)", entry["name"])
             entry["spring"] = spring
         if j in actuated:
             name, motor = actuated[j]
             entry["motor"] = motor
 
     # ---------------------------------------------------------------- actuators
+    def inverse_inertia(self, j):
+        """[M^-1]_jj of the joint's (first) dof in the starting pose (MuJoCo's joint-space
+        inertia, armature included): its effective inverse inertia with every other joint
+        free, which sets how fast a gain on that dof acts."""
+        m = self.m
+        if self._minv is None:
+            eye = np.eye(m.nv)
+            out = np.zeros((m.nv, m.nv))
+            self.mj.mj_solveM(self.m, self.d, out, eye)
+            self._minv = np.diag(out).copy()
+        return float(self._minv[m.jnt_dofadr[j]])
+
+    def row_inverse_mass(self, j):
+        """k = 1 / (effective mass) of the joint's coordinate row as our engine sees it when
+        it caps a joint damper (engine/joints/generic.apply_forces: the damping impulse never
+        exceeds rate / k, one step's stop): the joint's two bodies on their own, a hinge's
+        axis through their inverse inertias, a slider's direction through their point masses
+        at the anchor. k >= [M^-1]_jj (the other joints only add inertia)."""
+        m, d = self.m, self.d
+        b = int(m.jnt_bodyid[j])
+        x = UP @ d.xaxis[j]
+        anchor = UP @ d.xanchor[j]
+        k = 0.0
+        for g in (int(self.group[m.body_parentid[b]]), int(self.group[b])):
+            if g not in self.inertia:
+                continue            # fixed (the world, or welded to it)
+            mass, com, inv = self.inertia[g]
+            if m.jnt_type[j] == HINGE:
+                k += x @ inv @ x
+            else:
+                r = np.cross(anchor - com, x)
+                k += 1.0 / mass + r @ inv @ r
+        return float(k)
+
     def actuators(self):
-        """{joint id: (actuator name, motor entry)} for the actuators we can map."""
+        """{joint id: (actuator name, motor entry)} for the actuators mapped to our motors
+        (hard constraints); position and velocity actuators soft enough for the model's
+        time step go to self.gains instead ({joint id: [(kp, target, kv)]}, MuJoCo's
+        coordinate), which coordinate() turns into the joint's spring, and a velocity
+        actuator's pull towards its target speed (kv * target) into a joint load.
+
+        MuJoCo's position actuator is the force kp (ctrl - q) - kv q', its velocity actuator
+        kv (ctrl - q'), each times gear^2 on the joint (the actuator's length is gear times the
+        joint's coordinate), clamped to the force range. A position gain acts within a
+        step where sqrt(kp / I) h > STIFF (I = 1 / [M^-1]_jj): there a spring, explicit in
+        our step as in MuJoCo's, would overshoot, and the hard servo (capped at the force
+        range) takes the actuator. A velocity actuator's damper and load take it while
+        kv h k <= STIFF_PULL (k: the joint's two links' own inverse inertia about it,
+        row_inverse_mass; see STIFF_PULL), else a hard velocity motor. The springs and
+        dampers have no force cap: a force range is listed as not mapped."""
         m = self.m
         out = {}
+        h = float(m.opt.timestep)
         for a in range(m.nu):
             name = _name(m, self.mj.mjtObj.mjOBJ_ACTUATOR, a, "actuator")
             if m.actuator_trntype[a] != TRN_JOINT:
@@ -457,19 +597,20 @@ class _Builder:
             j = int(m.actuator_trnid[a, 0])
             gear = float(m.actuator_gear[a, 0])
             gain, bias = m.actuator_gainprm[a], m.actuator_biasprm[a]
+            ctrl = float(np.clip(self.ctrl[a], *m.actuator_ctrlrange[a])) \
+                if m.actuator_ctrllimited[a] else float(self.ctrl[a])
             kind = None
-            if m.actuator_gaintype[a] == GAIN_FIXED and m.actuator_biastype[a] == BIAS_AFFINE:
-                if bias[1] == -gain[0] and gain[0] > 0:
+            if m.actuator_gaintype[a] == GAIN_FIXED and m.actuator_biastype[a] == BIAS_AFFINE \
+                    and bias[0] == 0 and gain[0] > 0:
+                if bias[1] == -gain[0] and bias[2] <= 0:
                     kind = "position"
-                elif bias[1] == 0 and bias[2] == -gain[0] and gain[0] > 0:
+                elif bias[1] == 0 and bias[2] == -gain[0]:
                     kind = "velocity"
             elif m.actuator_gaintype[a] == GAIN_FIXED and m.actuator_biastype[a] == BIAS_NONE \
                     and gear != 0 and gain[0] != 0:
                 if j in self.efforts:
                     self.unmapped.add("second torque inputs on one joint", name)
                     continue
-                ctrl = float(np.clip(self.ctrl[a], *m.actuator_ctrlrange[a])) \
-                    if m.actuator_ctrllimited[a] else float(self.ctrl[a])
                 cap = self.force_cap(a, j, gear)
                 effort = float(np.clip(gain[0] * gear * ctrl, -cap, cap))
                 self.efforts[j] = (name, effort)
@@ -477,22 +618,41 @@ class _Builder:
             if kind is None or gear == 0:
                 self.unmapped.add("actuators of other gain/bias types", name)
                 continue
-            if j in out:
-                self.unmapped.add("second actuators on one joint", name)
-                continue
             cap = self.force_cap(a, j, gear)
+            if m.jnt_type[j] not in (HINGE, SLIDE):
+                self.unmapped.add("actuators on joints other than hinges and sliders", name)
+                continue
+            target = ctrl / gear
             if kind == "position":
-                self.unmapped.add("position gains kp (our servo is a hard position "
-                                  "constraint capped at the force range)", name)
-                q0 = self.q0[m.jnt_qposadr[j]]
-                ctrl = float(np.clip(self.ctrl[a], *m.actuator_ctrlrange[a])) \
-                    if m.actuator_ctrllimited[a] else float(self.ctrl[a])
-                motor = {"mode": "position", "target": float(ctrl / gear - q0),
-                         "max_force": cap}
+                kp, kv = gain[0] * gear * gear, -bias[2] * gear * gear
+                stiff = np.sqrt(kp * self.inverse_inertia(j)) * h > STIFF
             else:
-                self.unmapped.add("velocity gains kv (our velocity motor is a hard "
-                                  "constraint capped at the force range)", name)
-                motor = {"mode": "velocity", "target": 0.0, "max_force": cap}
+                kp, kv = 0.0, gain[0] * gear * gear
+                stiff = kv * self.row_inverse_mass(j) * h > STIFF_PULL
+            if not stiff:
+                self.gains.setdefault(j, []).append(
+                    (kp, target if kind == "position" else 0.0, kv))
+                self.gain_names.setdefault(j, []).append(name)
+                if kind == "velocity":
+                    self.pulls.append((j, name, kv * target))
+                if cap < FORCE:
+                    self.unmapped.add("force ranges of position and velocity actuators "
+                                      "(their gains are joint springs and dampers, which have "
+                                      "no force cap)", name)
+                continue
+            if j in out:
+                self.unmapped.add("second stiff actuators on one joint (one hard motor)", name)
+                continue
+            q0 = self.q0[m.jnt_qposadr[j]]
+            if kind == "position":
+                self.unmapped.add("position gains too stiff for the time step (sqrt(kp/I) h "
+                                  f"> {STIFF:g}: a hard servo capped at the force range)", name)
+                motor = {"mode": "position", "target": float(target - q0), "max_force": cap}
+            else:
+                self.unmapped.add("velocity gains too stiff for the time step (kv h k > "
+                                  f"{STIFF_PULL:g}, k: the links' own inverse inertia: a hard "
+                                  "velocity motor capped at the force range)", name)
+                motor = {"mode": "velocity", "target": float(target), "max_force": cap}
             out[j] = (name, motor)
         return out
 
@@ -592,7 +752,7 @@ def model_to_scene(m, source, kind, actuators=True, decompose=False, qpos=None, 
     actuated = b.actuators() if actuators else {}
     if servos:
         for j in range(m.njnt):
-            if j not in actuated and m.jnt_type[j] in (HINGE, SLIDE):
+            if j not in actuated and j not in b.gains and m.jnt_type[j] in (HINGE, SLIDE):
                 cap = float(np.max(np.abs(m.jnt_actfrcrange[j]))) if m.jnt_actfrclimited[j] \
                     else FORCE
                 actuated[j] = ("servo", {"mode": "position", "target": 0.0,
