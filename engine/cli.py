@@ -305,9 +305,10 @@ examples:
   impulse convert a1.urdf a1.json --floating --servos --ground \\
       --pose FR_upper_joint=0.8 --pose FR_lower_joint=-1.6 ...   a quadruped standing
 
-What has no counterpart in the scene format (visual meshes, torque inputs, armature,
-tendons, ...) is listed in one warning per kind and in the scene's description, which also
-names the source file. Needs the `import` extra: pip install 'impulse[import]'.
+What has no counterpart in the scene format (tendons, sensors, a slider's armature, the
+force range of a gain mapped to a spring, ...) is listed in one warning per kind and in the
+scene's description, which also names the source file. Needs the `import` extra:
+pip install 'impulse[import]'.
 
 exit status:
   0  written

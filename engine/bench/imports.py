@@ -1,7 +1,7 @@
 """`impulse bench import`: imported URDF/MJCF models (pybullet_data's, which ships with the
 `peers` extra's pybullet): per model its bodies, joints, collision hulls, the time to convert
 it, and our ms per step and real-time factor at h = 1/60 over SECONDS of the converted scene
-as it is (gravity, limits, contacts, servos where the file has position actuators), tree
+as it is (gravity, limits, contacts, position actuators as joint springs or servos), tree
 solver; MuJoCo's ms per step on the same file at the same h in the same run, where mujoco is
 installed (its default integrator and solver). A last row: the mini cheetah standing on its
 servos for 10 s (its base height's largest change, and the time per step).

@@ -46,10 +46,6 @@ FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 EQ_CONNECT, EQ_WELD = 0, 1
 TRN_JOINT = 0
 GAIN_FIXED, BIAS_NONE, BIAS_AFFINE, DYN_NONE = 0, 0, 1, 0
-# hinge limits are cut at +-160 degrees: our angles wrap at +-180, so a limit must leave a
-# step's motion of room before the wrap (a joint at 14 rad/s, 1/60 s steps: 0.24 rad), or
-# the angle read after the wrap is taken for a violation of the other limit
-WRAP = np.pi - 0.35
 STATIC_NAME = "world_geoms"     # the world body's own geoms (floors): a fixed body
 # a position actuator's gain acts within a step where sqrt(kp / I) h exceeds this (I: the
 # dof's effective inertia, 1 / [M^-1]_jj): there it is a hard servo, not a joint spring
@@ -461,24 +457,13 @@ class _Builder:
         return out
 
     def limits(self, j):
-        """The joint's limits relative to the starting pose. Our hinge angles are taken in
-        (-pi, pi]: a range of a full turn or more is no limit (dropped), and one reaching
-        past +-WRAP is cut there (a limit beyond it would read a wrapped angle as
-        violated)."""
+        """The joint's limits relative to the starting pose, as they are: our hinge angles
+        are unwrapped like MuJoCo's (a range of several turns holds)."""
         m = self.m
         if not m.jnt_limited[j]:
             return None
         q0 = self.q0[m.jnt_qposadr[j]]
         lo, hi = m.jnt_range[j] - q0
-        if m.jnt_type[j] == HINGE:
-            name = _name(m, self.mj.mjtObj.mjOBJ_JOINT, j, "joint")
-            if hi - lo >= 2 * np.pi:
-                self.unmapped.add("hinge ranges of a full turn or more (no limit)", name)
-                return None
-            if lo < -WRAP or hi > WRAP:
-                self.unmapped.add("hinge limits beyond +-160 degrees from the start (cut "
-                                  "there: our angles wrap at +-180)", name)
-                lo, hi = max(lo, -WRAP), min(hi, WRAP)
         return {"lower": float(lo), "upper": float(hi)}
 
     def dof_extras(self, j, name, ball=False, friction_mapped=False):
