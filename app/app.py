@@ -518,7 +518,8 @@ class App:
             self._compile_capped = self.compile is not None
             self.viewer.set_frame_cap(COMPILING_FPS if self._compile_capped else None)
         if self.session is None:
-            self.launcher.update()
+            if self.viewer.frame_count >= 1:   # the gallery drawn first: a thumbnail takes up
+                self.launcher.update()         # to a second or two under software GL
             return
         if self.grab is not None:
             self.scene_view.gizmo_lines = self.grab.gizmo_lines()
