@@ -157,15 +157,9 @@ def test_gains_too_stiff_for_the_step_are_hard_motors(h):
 
 # ---------------------------------------------------------------------------- dynamics
 
-def servo_cases():
-    """(kp, zeta, h) whose damper stays within one step's stop (kv h / I_OWN <= 1): beyond it
-    (kp 1000, zeta 0.2 at 1/60) ours is capped, which the converter lists
-    (test_damping_beyond_one_steps_stop_is_listed)."""
-    return [(kp, zeta, h) for h in STEPS for kp in (10.0, 100.0, 1000.0)
-            for zeta in (0.0, 0.05, 0.2) if zeta * 2 * np.sqrt(kp * I_PIVOT) * h / I_OWN <= 1]
-
-
-@pytest.mark.parametrize("kp, zeta, h", servo_cases())
+@pytest.mark.parametrize("h", STEPS)
+@pytest.mark.parametrize("kp", [10.0, 100.0, 1000.0])
+@pytest.mark.parametrize("zeta", [0.0, 0.05, 0.2])
 def test_position_servo_oscillates_as_the_damped_oscillator(kp, zeta, h):
     """No gravity, target 0.5 rad from rest at 0: I q'' = kp (0.5 - q) - kv q'. Frequency and
     decay rate within 1 % of the analytic ones at h = 0.001 and 5 % at h = 1/60 (where
@@ -180,21 +174,31 @@ def test_position_servo_oscillates_as_the_damped_oscillator(kp, zeta, h):
     assert "motor" not in imported.doc["joints"][0]
     ours = oscillation(q[:, 0], h, 0.5)
     theirs = oscillation(mujoco_run(m, seconds, h, ctrl=[0.5])[:, 0], h, 0.5)
+    # where the damper takes much of the motion within a step (sigma h > 0.1: kp 1000,
+    # zeta 0.2 at 1/60), both engines' explicit steps run 11 % fast and decay 19 % fast
+    # (ours 46.47 / 10.11 1/s, MuJoCo's Euler 46.37 / 9.93, analytic 41.78 / 8.53): there we
+    # are held to MuJoCo's Euler only
+    strong = sigma * h > 0.1
     tol = 0.01 if h < 0.01 else 0.05
-    assert ours[0] == pytest.approx(wd, rel=tol)
+    if not strong:
+        assert ours[0] == pytest.approx(wd, rel=tol)
     assert ours[0] == pytest.approx(theirs[0], rel=0.015)
     if zeta > 0:
-        assert ours[1] == pytest.approx(sigma, rel=tol)
-        assert ours[1] / sigma == pytest.approx(theirs[1] / sigma, abs=0.015)
+        if not strong:
+            assert ours[1] == pytest.approx(sigma, rel=tol)
+        assert ours[1] / sigma == pytest.approx(theirs[1] / sigma, abs=0.03 if strong else 0.015)
 
 
 @pytest.mark.parametrize("h", STEPS)
 def test_damping_beyond_one_steps_stop_is_listed(h):
-    kp, kv = 1000.0, 1.2 * I_OWN / h
+    """Our damper stops the link within a step at most: kv h / I > 1 is listed, with I the
+    link's inertia about the hinge (the engine caps with k_eff through the joint's locks,
+    1 / I_pivot here, not the link's own 1 / I_c, 11 times larger)."""
+    kp, kv = 1000.0, 1.2 * I_PIVOT / h
     imported = converted(pendulum(h, position(kp, kv)), ctrl=[0.5])
     assert any(line.startswith("damping above one step's stop")
                for line in imported.unmapped.lines())
-    imported = converted(pendulum(h, position(kp, 0.8 * I_OWN / h)), ctrl=[0.5])
+    imported = converted(pendulum(h, position(kp, 0.8 * I_PIVOT / h)), ctrl=[0.5])
     assert not any("damping" in line for line in imported.unmapped.lines())
 
 

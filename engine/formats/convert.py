@@ -507,11 +507,11 @@ class _Builder:
                 spring["rest"] = float(pull / stiffness)
             if damping > 0:
                 spring["damping"] = float(min(damping, DAMPING))
-                if damping * self.m.opt.timestep * self.row_inverse_mass(j) > 1.0:
+                if damping * self.m.opt.timestep * self.locked_inverse_mass(j) > 1.0:
                     self.unmapped.add("damping above one step's stop (c h k > 1, k: the "
-                                      "joint's two links' own inverse inertia about it; our "
-                                      "damper stops them within a step at most, weaker than "
-                                      "asked)", entry["name"])
+                                      "joint's two links' inverse inertia about its axis; "
+                                      "our damper stops them within a step at most, weaker "
+                                      "than asked)", entry["name"])
             entry["spring"] = spring
         if j in actuated:
             name, motor = actuated[j]
@@ -550,6 +550,29 @@ class _Builder:
             else:
                 r = np.cross(anchor - com, x)
                 k += 1.0 / mass + r @ inv @ r
+        return float(k)
+
+    def locked_inverse_mass(self, j):
+        """k_eff of the joint's coordinate through its locks, as the engine caps a joint
+        damper (engine/joints/generic.apply_forces: at most the impulse rate / k_eff, one
+        step's stop): each moving link turning about the hinge's axis through the anchor
+        (1 / x^T (I_c + m (|r|^2 E - r r^T)) x, r from the anchor to its centre), or moving
+        along the slider (1 / m); the links' terms added."""
+        m, d = self.m, self.d
+        b = int(m.jnt_bodyid[j])
+        x = UP @ d.xaxis[j]
+        anchor = UP @ d.xanchor[j]
+        k = 0.0
+        for g in (int(self.group[m.body_parentid[b]]), int(self.group[b])):
+            if g not in self.inertia:
+                continue            # fixed (the world, or welded to it)
+            mass, com, inv = self.inertia[g]
+            if m.jnt_type[j] == HINGE:
+                r = com - anchor
+                about = np.linalg.inv(inv) + mass * (r @ r * np.eye(3) - np.outer(r, r))
+                k += 1.0 / (x @ about @ x)
+            else:
+                k += 1.0 / mass
         return float(k)
 
     def actuators(self):

@@ -685,7 +685,10 @@ def limit_velocity_rows(B, J, j, eps, s, motor_counts):
 @njit(cache=True, **NO_REFCOUNT)
 def apply_forces(B, J, j, h, h_prev, s):
     """Spring, damper and brake on the primary coordinate, as one impulse at t over the
-    window (h_prev + h)/2 (like joints/spring.py); damping never reverses the motion."""
+    window (h_prev + h)/2 (like joints/spring.py); damping never reverses the motion: it is
+    capped at the impulse that stops the coordinate through the joint's locks, rate / k_eff
+    (effective_row_mass; for a lever on a hinge 1 / (I_c + m d^2), where the row alone, k,
+    sees 1 / I_c and capped strong damping 11 times too early on an imported arm)."""
     ks = J.const.param[j, P_SPRING_K]
     damp = J.const.param[j, P_SPRING_C] + J.const.param[j, P_BRAKE]
     ctype = int(J.const.param[j, P_COORD1])
@@ -698,8 +701,10 @@ def apply_forces(B, J, j, h, h_prev, s):
     w = 0.5 * (h_prev + h)
     rate = _rate(B, J, j, ctype, wx, wy, wz, s)
     drag = damp * rate * w
-    if abs(drag) > abs(rate) / k:
-        drag = rate / k
+    if abs(drag) > abs(rate) / k:        # (k_eff <= k: only then can the cap bind)
+        keff = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
+        if abs(drag) > abs(rate) / keff:
+            drag = rate / keff
     force_impulse = -ks * (phi - J.const.param[j, P_SPRING_REST]) * w - drag
     push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
 
