@@ -530,22 +530,24 @@ class _Builder:
             self._minv = np.diag(out).copy()
         return float(self._minv[m.jnt_dofadr[j]])
 
-    def row_inverse_mass(self, j):
-        """k = 1 / (effective mass) of the joint's coordinate row as our engine sees it when
-        it caps a joint damper (engine/joints/generic.apply_forces: the damping impulse never
-        exceeds rate / k, one step's stop): the joint's two bodies on their own, a hinge's
-        axis through their inverse inertias, a slider's direction through their point masses
-        at the anchor. k >= [M^-1]_jj (the other joints only add inertia)."""
+    def _joint_links(self, j):
+        """(axis x, anchor, [(mass, centre, world inverse inertia)] of the joint's two links
+        that move), our world frame; a fixed link (the world, or welded to it) is left out."""
         m, d = self.m, self.d
         b = int(m.jnt_bodyid[j])
-        x = UP @ d.xaxis[j]
-        anchor = UP @ d.xanchor[j]
+        groups = (int(self.group[m.body_parentid[b]]), int(self.group[b]))
+        return UP @ d.xaxis[j], UP @ d.xanchor[j], \
+            [self.inertia[g] for g in groups if g in self.inertia]
+
+    def row_inverse_mass(self, j):
+        """k = 1 / (effective mass) of the joint's coordinate row alone, as a joint load's
+        half kick moves it (STIFF_PULL): the joint's two bodies on their own, a hinge's axis
+        through their inverse inertias, a slider's direction through their point masses at
+        the anchor. k >= [M^-1]_jj (the other joints only add inertia)."""
+        x, anchor, links = self._joint_links(j)
         k = 0.0
-        for g in (int(self.group[m.body_parentid[b]]), int(self.group[b])):
-            if g not in self.inertia:
-                continue            # fixed (the world, or welded to it)
-            mass, com, inv = self.inertia[g]
-            if m.jnt_type[j] == HINGE:
+        for mass, com, inv in links:
+            if self.m.jnt_type[j] == HINGE:
                 k += x @ inv @ x
             else:
                 r = np.cross(anchor - com, x)
@@ -558,16 +560,10 @@ class _Builder:
         step's stop): each moving link turning about the hinge's axis through the anchor
         (1 / x^T (I_c + m (|r|^2 E - r r^T)) x, r from the anchor to its centre), or moving
         along the slider (1 / m); the links' terms added."""
-        m, d = self.m, self.d
-        b = int(m.jnt_bodyid[j])
-        x = UP @ d.xaxis[j]
-        anchor = UP @ d.xanchor[j]
+        x, anchor, links = self._joint_links(j)
         k = 0.0
-        for g in (int(self.group[m.body_parentid[b]]), int(self.group[b])):
-            if g not in self.inertia:
-                continue            # fixed (the world, or welded to it)
-            mass, com, inv = self.inertia[g]
-            if m.jnt_type[j] == HINGE:
+        for mass, com, inv in links:
+            if self.m.jnt_type[j] == HINGE:
                 r = com - anchor
                 about = np.linalg.inv(inv) + mass * (r @ r * np.eye(3) - np.outer(r, r))
                 k += 1.0 / (x @ about @ x)
