@@ -36,7 +36,8 @@ from numba import njit
 from scipy.spatial.transform import Rotation
 
 from .handles import LoadId
-from .impulses import apply_angular_impulse, apply_impulse
+from .impulses import angular_impulse_to, impulse_to
+from .jitopts import NO_REFCOUNT
 from .joints import COORD_NONE, COORD_OFFSET_X, COORDS, P_COORD1
 from .scene_entries import scene_to_principal
 from .sleeping import waking
@@ -213,17 +214,21 @@ def joint_arrow(world, j, effort):
     return (point, effort * w, zero) if ctype == COORD_OFFSET_X else (point, zero, effort * w)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def kick(B, dt):
     """Half of a step's load on every dynamic body: v += dt F/m, w += dt A T (the world
-    force F and torque T of B.load; apply_impulse skips static and sleeping bodies)."""
-    arm = np.zeros(3)
-    for b in range(B.load.shape[0]):
-        f = B.load[b]
-        if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0:
-            apply_impulse(B, b, arm, f[0] * dt, f[1] * dt, f[2] * dt)
-        if f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
-            apply_angular_impulse(B, b, f[3] * dt, f[4] * dt, f[5] * dt)
+    force F and torque T of B.load; impulse_to skips static and sleeping bodies). Without
+    reference counting and views: it runs twice a step for every scene, loads or none, and
+    cost chain8 0.44 us a call with them."""
+    f, static, inv_mass, vel, omega = B.load, B.static, B.inv_mass, B.vel, B.omega
+    inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
+    for b in range(f.shape[0]):
+        if f[b, 0] != 0.0 or f[b, 1] != 0.0 or f[b, 2] != 0.0:
+            impulse_to(static, inv_mass, vel, omega, inv_inertia_w, pred_ok, b, 0.0, 0.0, 0.0,
+                       f[b, 0] * dt, f[b, 1] * dt, f[b, 2] * dt)
+        if f[b, 3] != 0.0 or f[b, 4] != 0.0 or f[b, 5] != 0.0:
+            angular_impulse_to(static, omega, inv_inertia_w, pred_ok, b, f[b, 3] * dt,
+                               f[b, 4] * dt, f[b, 5] * dt)
 
 
 class LoadEdits:

@@ -19,10 +19,11 @@ at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
   7. velocity   P-step 4: joints and touching contacts at t + h, then the velocity shock pass
 Each stage is timed into its own statistics field (T_<stage>_NS; step_stats.py names them);
 the stopping rules the position and velocity stages share live in solvers/stopping.py.
-The contact stages and the sub-step loop are NO_REFCOUNT (jitopts.py): compiled with
-reference counting, the collide stage spent 12 of its 27 us on the pyramid increfing the
-contact arrays it hands to its helpers. forces and advance reach kernels that allocate
-(a load's arm, a spring's arms) and say REFCOUNT.
+Every stage and the sub-step loop are NO_REFCOUNT (jitopts.py): compiled with reference
+counting, the collide stage spent 12 of its 27 us on the pyramid increfing the contact
+arrays it hands to its helpers, and forces and advance cost chain8 (no loads, no springs)
+2.3 and 1.3 us a step in calls that had nothing to do. The springs' kernels allocate their
+arms and say REFCOUNT; the stages call them only where there are springs.
 """
 import numpy as np
 from numba import njit
@@ -31,13 +32,13 @@ from .clock import monotonic_ns
 from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
-from .jitopts import NO_REFCOUNT, REFCOUNT
+from .jitopts import NO_REFCOUNT
 from .joints import BALL, generic, spring
 from .loads import kick
 from .solvers import rounds
 from .solvers.iterative import (
     advance_all,
-    energy,
+    energy_kernel,
     position_loop,
     prepare,
     residuals,
@@ -135,22 +136,26 @@ def collide(B, C, hs, settings, stats, target, first, warm, top):
     return True
 
 
-@njit(cache=True, **REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
     """Stage 3: the external loads' first half kick, springs and dampers (as impulses for
     the window (h_prev + h)/2, or begun for the iterated springs), and the joints' own
     forces (springs, dampers, brakes)."""
-    J.acc[:, :] = 0.0
+    acc = J.acc
+    for j in range(acc.shape[0]):
+        for i in range(acc.shape[1]):
+            acc[j, i] = 0.0
     kick(B, 0.5 * hs)
     joint_efforts(B, J, 0.5 * hs, scratch_rows)
-    if iterated:
-        spring.begin_iterated(B, Sp, hs, h_prev)
-    else:
-        spring.apply_approximate(B, Sp, hs, h_prev)
+    if Sp.const.body.shape[0] > 0:    # (the springs' kernels allocate: called only for them)
+        if iterated:
+            spring.begin_iterated(B, Sp, hs, h_prev)
+        else:
+            spring.apply_approximate(B, Sp, hs, h_prev)
     joint_forces(B, J, hs, h_prev, scratch_rows)
 
 
-@njit(cache=True, **REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def joint_efforts(B, J, dt, scratch_rows):
     """Half of the step's actuator efforts (loads on joints, loads.py): effort * dt along
     each joint's primary coordinate, at t and again at t + h like the body loads' kicks."""
@@ -159,7 +164,7 @@ def joint_efforts(B, J, dt, scratch_rows):
             generic.apply_effort(B, J, j, dt, scratch_rows)
 
 
-@njit(cache=True, **REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def joint_forces(B, J, hs, h_prev, scratch_rows):
     """The joints' springs, dampers and brakes for the window (h_prev + h)/2."""
     for j in range(J.const.kind.shape[0]):
@@ -201,7 +206,7 @@ def shock(B, C, top, hs, settings, stats, velocities, deadline):
     stats[T_SHOCK_NS] += monotonic_ns() - t0
 
 
-@njit(cache=True, **REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scratch_rows,
             sync):
     """Stage 6: the springs' step ends, every body moves ballistically to t + h (the joints'
@@ -210,7 +215,9 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
     their second half kick too, at t + h (the first took only h/2: their window ends at
     t + h instead of t + h/2)."""
     t0 = monotonic_ns()
-    spring.end_step(B, Sp)
+    springs = Sp.const.body.shape[0] > 0   # (the springs' kernels allocate: called only for them)
+    if springs:
+        spring.end_step(B, Sp)
     advance_all(B, hs, settings, scratch_a, scratch_x, scratch_r)
     generic.store_angles(B, J)
     settings[S_H_PREV] = hs
@@ -218,7 +225,8 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
     kick(B, 0.5 * hs)
     joint_efforts(B, J, 0.5 * hs, scratch_rows)
     if sync:
-        spring.apply_approximate(B, Sp, 0.0, hs)
+        if springs:
+            spring.apply_approximate(B, Sp, 0.0, hs)
         joint_forces(B, J, 0.0, hs, scratch_rows)
     stats[T_ADVANCE_NS] += monotonic_ns() - t0
 
@@ -283,7 +291,7 @@ def scratch(B, J, C, given):
             np.empty((J.const.kind.shape[0], 7, 3)), np.empty((n, 3)), np.empty((n, 3)))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
     """step_after() with its working arrays (scratch())."""
     t_start = monotonic_ns()
@@ -391,7 +399,7 @@ def run(B, J, Sp, C, given, n_steps, step_stats, step_energy, every, rec_pos, re
     settings = given.copy()   # the run's clock: S_TIME and S_H_PREV from step to step
     gravity = settings[S_GX:S_GX + 3].copy()
     stats = np.zeros(T_SIZE)
-    k, p = energy(B, Sp, gravity)
+    k, p = energy_kernel(B, Sp, gravity)
     step_energy[0] = k + p
     rows = rec_pos.shape[0]
     if rows > 0:
@@ -406,7 +414,7 @@ def run(B, J, Sp, C, given, n_steps, step_stats, step_energy, every, rec_pos, re
         settings[S_TIME] = clock[K_TIME]
         settings[S_H_PREV] = clock[K_H_LAST]
         step_stats[s, :] = stats
-        k, p = energy(B, Sp, gravity)
+        k, p = energy_kernel(B, Sp, gravity)
         step_energy[s + 1] = k + p
         if rows > 0 and (s + 1) % every == 0 and r < rows:
             rec_pos[r] = B.pos

@@ -41,7 +41,7 @@ from ..impulses import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
     """K^-1 for joint j from the current arms (arm must be up to date). k: 3x3 scratch."""
     for r in range(3):
@@ -53,7 +53,7 @@ def prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
     invert3(k, kinv[j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def position_error(j, body, arm, static, pos, pred_pos, pred_rot):
     """Predicted gap vector b' - a' at t + h (both bodies' look-ahead caches fresh)."""
     ax, ay, az = predicted_point(static, pos, pred_pos, pred_rot, body[j, 0], arm[j, 0, 0],
@@ -63,7 +63,7 @@ def position_error(j, body, arm, static, pos, pred_pos, pred_rot):
     return bx - ax, by - ay, bz - az
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok, pred_pos, pred_rot):
     """One P-step 1/2 visit: returns (error before, corrected?)."""
@@ -72,7 +72,7 @@ def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, ome
                      pred_ok, dx, dy, dz)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
               pred_ok, dx, dy, dz):
     """A position visit's correction of the predicted gap d = b' - a': none while |d| < eps,
@@ -86,7 +86,7 @@ def close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_iner
     return err, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def relative_velocity(j, body, arm, static, vel, omega):
     """du = u_b - u_a of the two anchor points (arms at the current time)."""
     ax, ay, az = velocity_at(static, vel, omega, body[j, 0], arm[j, 0, 0], arm[j, 0, 1],
@@ -96,7 +96,7 @@ def relative_velocity(j, body, arm, static, vel, omega):
     return bx - ax, by - ay, bz - az
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def snapshot(j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, lin):
     """Exact look-ahead (both bodies' caches fresh) into lin[j]: the gap C0 = b' - a', then
     per side (A: 1, 3, 4; B: 2, 5, 6) r' = M_rot r, v0 and w0. Returns |C0|."""
@@ -115,7 +115,7 @@ def snapshot(j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, lin):
     return np.sqrt(dx * dx + dy * dy + dz * dz)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _moved(j, side, body, static, vel, omega, h, lin):
     """da' of one side since the snapshot (module doc): h dv + u x r' + u x (u x r')/2."""
     b = body[j, side]
@@ -136,7 +136,7 @@ def _moved(j, side, body, static, vel, omega, h, lin):
             h * (vel[b, 2] - lin[j, v0, 2]) + cz + 0.5 * (ux * cy - uy * cx))
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
                             inv_inertia_w, pred_ok, lin):
     """One P-step 1/2 visit on the linearised look-ahead C = C0 + db' - da' of the last
@@ -148,7 +148,7 @@ def correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel, o
                      lin[j, 0, 2] + bz - az)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
                      pred_ok):
     """One P-step 4 visit at t + h: returns (error before, corrected?)."""
@@ -161,7 +161,7 @@ def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_
     return err, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
                    dx, dy, dz):
     """Apply p = K^-1 d: +p on body A, -p on body B (removes relative velocity d)."""
@@ -174,7 +174,7 @@ def apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia
                arm[j, 1, 0], arm[j, 1, 1], arm[j, 1, 2], -px, -py, -pz)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def gap(j, body, arm, pos):
     """Current (not predicted) distance of the two anchor points."""
     ax, ay, az = point_at(pos, body[j, 0], arm[j, 0, 0], arm[j, 0, 1], arm[j, 0, 2])

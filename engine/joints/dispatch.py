@@ -7,13 +7,13 @@ from numba import njit
 from . import BALL, ball
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def prepare(kind, j, body, arm, kinv, static, inv_mass, inv_inertia_w, k):
     if kind[j] == BALL:
         ball.prepare(j, body, arm, kinv, static, inv_mass, inv_inertia_w, k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def correct_position(kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok, pred_pos, pred_rot):
     """The joint's bodies must have fresh look-ahead caches (impulses.ensure_look_ahead)."""
@@ -23,7 +23,7 @@ def correct_position(kind, j, body, arm, kinv, h, eps, static, pos, inv_mass, ve
     return 0.0, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def snapshot(kind, j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, lin):
     """Exact look-ahead into lin (caches fresh); returns the gap |C0| (joints/ball.py)."""
     if kind[j] == BALL:
@@ -31,7 +31,7 @@ def snapshot(kind, j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, li
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def correct_position_linear(kind, j, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
                             inv_inertia_w, pred_ok, lin):
     """On the linearised look-ahead of the last snapshot (joints/ball.py)."""
@@ -41,7 +41,7 @@ def correct_position_linear(kind, j, body, arm, kinv, h, eps, static, inv_mass, 
     return 0.0, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega,
                      inv_inertia_w, pred_ok):
     if kind[j] == BALL:
@@ -50,7 +50,7 @@ def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega
     return 0.0, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def gap(kind, j, body, arm, pos):
     if kind[j] == BALL:
         return ball.gap(j, body, arm, pos)

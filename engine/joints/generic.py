@@ -709,7 +709,7 @@ def apply_forces(B, J, j, h, h_prev, s):
     push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def apply_effort(B, J, j, dt, s):
     """An actuator's effort (J.effort: torque about the primary coordinate's axis, or force
     along it) as the impulse effort * dt along the coordinate's row, equal and

@@ -25,6 +25,7 @@ from ..impulses import (
     point_velocity,
     predict_point,
 )
+from ..jitopts import REFCOUNT
 
 
 @njit(cache=True)
@@ -65,7 +66,7 @@ def current_force(B, Sp, i, arm1, arm2):
     return spring_force(Sp, i, p1, p2)
 
 
-@njit(cache=True)
+@njit(cache=True, **REFCOUNT)
 def apply_approximate(B, Sp, h, h_prev):
     """Apply every spring's and damper's impulse for this step (approximate mode)."""
     if Sp.const.body.shape[0] == 0:   # no springs: no scratch to allocate
@@ -119,7 +120,7 @@ def window_integral(f_prev, f0, fh, h_prev, h):
         + c * (h ** 3 + h_prev ** 3) / 24.0
 
 
-@njit(cache=True)
+@njit(cache=True, **REFCOUNT)
 def begin_iterated(B, Sp, h, h_prev):
     """Iterated mode: start a step with the approximate impulse F(t) (h_prev + h)/2 (kept in
     Sp.applied, refined in the loop) and the dampers (applied once)."""
@@ -169,7 +170,7 @@ def correct_iterated(B, Sp, i, h, h_prev, eps, order, gravity, scratch_a, scratc
     return effect, effect >= eps
 
 
-@njit(cache=True)
+@njit(cache=True, **REFCOUNT)
 def end_step(B, Sp):
     """Remember F(t) for the next step's window (call before time advances)."""
     if Sp.const.body.shape[0] == 0:   # no springs: no scratch to allocate
@@ -182,7 +183,7 @@ def end_step(B, Sp):
         Sp.force_prev[i, 0], Sp.force_prev[i, 1], Sp.force_prev[i, 2] = f[0], f[1], f[2]
 
 
-@njit(cache=True)
+@njit(cache=True, **REFCOUNT)
 def potential_energy(B, Sp):
     if Sp.const.body.shape[0] == 0:   # no springs: no scratch to allocate
         return 0.0
