@@ -77,6 +77,66 @@ def ensure_look_ahead(b, static, pred_ok, pos, vel, omega, inertia_w, inv_inerti
 
 
 @njit(cache=True, inline='always')
+def rotation_change(h, w0x, w0y, w0z, dwx, dwy, dwz):
+    """u = h (dw + (h/2) w0 x dw): how much further a body turns over h (as a rotation
+    vector) when its spin changes by dw from w0 (the left Jacobian to first order in h w0;
+    joints/ball.py's linearised look-ahead)."""
+    hh = 0.5 * h
+    return (h * (dwx + hh * (w0y * dwz - w0z * dwy)),
+            h * (dwy + hh * (w0z * dwx - w0x * dwz)),
+            h * (dwz + hh * (w0x * dwy - w0y * dwx)))
+
+
+@njit(cache=True, inline='always')
+def turn_terms(ux, uy, uz, rx, ry, rz):
+    """The first- and second-order terms of exp([u]x) r: c = u x r and u x c / 2."""
+    cx, cy, cz = uy * rz - uz * ry, uz * rx - ux * rz, ux * ry - uy * rx
+    return (cx, cy, cz, 0.5 * (uy * cz - uz * cy), 0.5 * (uz * cx - ux * cz),
+            0.5 * (ux * cy - uy * cx))
+
+
+@njit(cache=True, inline='always')
+def look_ahead_linear(b, static, pred_ok, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos,
+                      pred_series, pred_rot, h, order, gravity, scratch_a, scratch_x, base):
+    """Body b's look-ahead for the generic joints' visits in the iterative loop: exact where
+    the cache is fresh (kept then as b's base); after an impulse, the base moved by the
+    velocity change since it (the ball joints' model, joints/ball.py):
+        s' = s'_0 + h dv,   M_rot = (E + [u]x + [u]x^2/2) M_rot,0,   u = h (dw + (h/2) w0 x dw)
+    into pred_pos/pred_rot, with pred_ok left False (an exact reader refreshes). The centre
+    is exact; the rotation leaves out how dw alters the spin's own change over the step (the
+    gyroscopic terms: an error of about h |w0| times the change for an asymmetric body, none
+    for a sphere), which the loop's exact look-ahead before it stops makes good. No base
+    yet: exact, and kept. base = (pos (n, 3), rot (n, 3, 3), vel, omega (n, 3), ok (n,)).
+    Returns True where the look-ahead is the linearised one."""
+    if not dynamic(static, b):
+        return False
+    base_pos, base_rot, base_vel, base_omega, base_ok = base
+    if not pred_ok[b] and base_ok[b]:
+        w0x, w0y, w0z = base_omega[b, 0], base_omega[b, 1], base_omega[b, 2]
+        ux, uy, uz = rotation_change(h, w0x, w0y, w0z, omega[b, 0] - w0x, omega[b, 1] - w0y,
+                                     omega[b, 2] - w0z)
+        for c in range(3):
+            rx, ry, rz = base_rot[b, 0, c], base_rot[b, 1, c], base_rot[b, 2, c]
+            cx, cy, cz, ex, ey, ez = turn_terms(ux, uy, uz, rx, ry, rz)
+            pred_rot[b, 0, c] = rx + cx + ex
+            pred_rot[b, 1, c] = ry + cy + ey
+            pred_rot[b, 2, c] = rz + cz + ez
+        for i in range(3):
+            pred_pos[b, i] = base_pos[b, i] + h * (vel[b, i] - base_vel[b, i])
+        return True
+    ensure_look_ahead(b, static, pred_ok, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos,
+                      pred_series, pred_rot, h, order, gravity, scratch_a, scratch_x)
+    for i in range(3):
+        base_pos[b, i] = pred_pos[b, i]
+        base_vel[b, i] = vel[b, i]
+        base_omega[b, i] = omega[b, i]
+        for c in range(3):
+            base_rot[b, i, c] = pred_rot[b, i, c]
+    base_ok[b] = True
+    return False
+
+
+@njit(cache=True, inline='always')
 def impulse_to(static, inv_mass, vel, omega, inv_inertia_w, pred_ok, b, rx, ry, rz, px, py, pz):
     """Impulse p at world arm r: v += p/m, w += A (r x p). Invalidates the look-ahead cache."""
     if not dynamic(static, b):

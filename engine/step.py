@@ -174,14 +174,14 @@ def joint_forces(B, J, hs, h_prev, scratch_rows):
 
 @njit(cache=True, **NO_REFCOUNT)
 def position(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
-             scratch_rows, scratch_lin, may_abort, W):
+             scratch_rows, scratch_lin, base, may_abort, W):
     """Stage 4: joints and contacts on the look-ahead, by the chosen solver. False: the loop
     diverged (only when may_abort) and the sub-step is taken again as two halves."""
     t0 = monotonic_ns()
     solver = int(settings[S_SOLVER])
     if solver == 0:
         ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           scratch_arms, scratch_rows, scratch_lin, may_abort)
+                           scratch_arms, scratch_rows, scratch_lin, base, may_abort)
     else:
         ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
                                    scratch_x, scratch_arms, scratch_rows, may_abort, W, solver)
@@ -281,14 +281,17 @@ def step_after(B, J, Sp, C, given, stats, W, prepared, clock):
 def scratch(B, J, C, given):
     """The step's working arrays (run() allocates them once for all its steps): the step's
     own copy of the settings, the collision targets, the rotation series' and the joints'
-    scratch, the ball joints' look-ahead snapshot, the velocities saved for a halving."""
+    scratch, the ball joints' look-ahead snapshot, the velocities saved for a halving, the
+    bases of the generic joints' linearised look-ahead (impulses.look_ahead_linear)."""
     n = B.pos.shape[0]
     order = int(given[S_ORDER])
     return (np.empty(given.shape[0]), np.empty(C.body.shape[0]),
             np.empty((order + 1, 3, 3)), np.empty((order + 7, 3, 3)),  # motion.series_over_step
             np.empty((3, 3)), np.empty((2, 3)),
             np.empty((12, 3, 3)),        # joints: s[0..5]; a motor's K (7 x 7): s[6..11]
-            np.empty((J.const.kind.shape[0], 7, 3)), np.empty((n, 3)), np.empty((n, 3)))
+            np.empty((J.const.kind.shape[0], 7, 3)), np.empty((n, 3)), np.empty((n, 3)),
+            (np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)),
+             np.zeros(n, dtype=np.bool_)))   # the generic joints' look-ahead bases
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNT)
@@ -296,7 +299,7 @@ def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
     """step_after() with its working arrays (scratch())."""
     t_start = monotonic_ns()
     settings, target, scratch_a, scratch_x, scratch_r, scratch_arms, scratch_rows, \
-        scratch_lin, save_vel, save_omega = work
+        scratch_lin, save_vel, save_omega, base = work
     for i in range(given.shape[0]):   # the step's own: S_H, S_CONTACT_CYCLES, S_TIME and
         settings[i] = given[i]        # S_H_PREV change
     stats[:] = 0.0
@@ -309,7 +312,7 @@ def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
         top = order_contacts(B, J, C, settings, stats)                 # 1. order
     sub_steps(B, J, Sp, C, settings, stats, W, prepared, top, deadline, target, scratch_a,
               scratch_x, scratch_r, scratch_arms, scratch_rows, scratch_lin, save_vel,
-              save_omega)
+              save_omega, base)
     clock[K_H_TAKEN] = settings[S_H]
     clock[K_H_LAST] = settings[S_H_PREV]
     clock[K_TIME] = settings[S_TIME]
@@ -324,7 +327,7 @@ def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
 @njit(cache=True, **NO_REFCOUNT)
 def sub_steps(B, J, Sp, C, settings, stats, W, prepared, top, deadline, target, scratch_a,
               scratch_x, scratch_r, scratch_arms, scratch_rows, scratch_lin, save_vel,
-              save_omega):
+              save_omega, base):
     """Stages 2-7 over the step's sub-steps (halvings where the position stage diverges;
     settings[S_H]: the step, possibly cut at a collision time by order_contacts). Compiled
     without reference counting (it allocates nothing: step_after hands it every scratch
@@ -355,7 +358,7 @@ def sub_steps(B, J, Sp, C, settings, stats, W, prepared, top, deadline, target, 
         forces(B, J, Sp, hs, 0.0 if sync else h_prev, iterated,        # 3. forces
                scratch_rows)
         ok = position(B, J, Sp, C, hs, h_prev, settings, stats,         # 4. position
-                      scratch_a, scratch_x, scratch_arms, scratch_rows, scratch_lin,
+                      scratch_a, scratch_x, scratch_arms, scratch_rows, scratch_lin, base,
                       level < max_level, W)
         if not ok and level < max_level:
             _copy_rows(save_vel, B.vel)

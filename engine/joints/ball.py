@@ -37,6 +37,8 @@ from ..impulses import (
     invert3,
     point_at,
     predicted_point,
+    rotation_change,
+    turn_terms,
     velocity_at,
 )
 
@@ -122,18 +124,13 @@ def _moved(j, side, body, static, vel, omega, h, lin):
     if not dynamic(static, b):
         return 0.0, 0.0, 0.0
     v0, w0, r = 3 + 2 * side, 4 + 2 * side, 1 + side
-    dwx = omega[b, 0] - lin[j, w0, 0]
-    dwy = omega[b, 1] - lin[j, w0, 1]
-    dwz = omega[b, 2] - lin[j, w0, 2]
-    hh = 0.5 * h
-    ux = h * (dwx + hh * (lin[j, w0, 1] * dwz - lin[j, w0, 2] * dwy))
-    uy = h * (dwy + hh * (lin[j, w0, 2] * dwx - lin[j, w0, 0] * dwz))
-    uz = h * (dwz + hh * (lin[j, w0, 0] * dwy - lin[j, w0, 1] * dwx))
-    rx, ry, rz = lin[j, r, 0], lin[j, r, 1], lin[j, r, 2]
-    cx, cy, cz = uy * rz - uz * ry, uz * rx - ux * rz, ux * ry - uy * rx     # u x r'
-    return (h * (vel[b, 0] - lin[j, v0, 0]) + cx + 0.5 * (uy * cz - uz * cy),
-            h * (vel[b, 1] - lin[j, v0, 1]) + cy + 0.5 * (uz * cx - ux * cz),
-            h * (vel[b, 2] - lin[j, v0, 2]) + cz + 0.5 * (ux * cy - uy * cx))
+    ux, uy, uz = rotation_change(h, lin[j, w0, 0], lin[j, w0, 1], lin[j, w0, 2],
+                                 omega[b, 0] - lin[j, w0, 0], omega[b, 1] - lin[j, w0, 1],
+                                 omega[b, 2] - lin[j, w0, 2])
+    cx, cy, cz, ex, ey, ez = turn_terms(ux, uy, uz, lin[j, r, 0], lin[j, r, 1], lin[j, r, 2])
+    return (h * (vel[b, 0] - lin[j, v0, 0]) + cx + ex,
+            h * (vel[b, 1] - lin[j, v0, 1]) + cy + ey,
+            h * (vel[b, 2] - lin[j, v0, 2]) + cz + ez)
 
 
 @njit(cache=True, inline='always')

@@ -27,7 +27,13 @@ motors keep |sum lambda| <= max h (Schmitt sec. 10: servo axes; method-notes: li
 import numpy as np
 from numba import njit
 
-from ..impulses import add_k_matrix_of, dynamic, ensure_look_ahead, velocity_at
+from ..impulses import (
+    add_k_matrix_of,
+    dynamic,
+    ensure_look_ahead,
+    look_ahead_linear,
+    velocity_at,
+)
 from ..jitopts import NO_REFCOUNT
 from . import (
     A_GOAL,
@@ -89,7 +95,7 @@ from .rows import (
 
 # ---- points and arms ----------------------------------------------------------------------
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _point(B, J, j, side, ahead):
     """Anchor point of `side` now or at t + h."""
     b = J.const.body[j, side]
@@ -105,7 +111,7 @@ def _point(B, J, j, side, ahead):
     return B.pos[b, 0] + rx, B.pos[b, 1] + ry, B.pos[b, 2] + rz
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _arms(B, J, j, full_point, arm_a, arm_b):
     """Arms of the translational rows at time t: B's anchor; on A its anchor when the point
     is fully fixed, else the place of B's anchor (r_a = b - s_A)."""
@@ -123,7 +129,7 @@ def _arms(B, J, j, full_point, arm_a, arm_b):
         arm_a[0], arm_a[1], arm_a[2] = bx - B.pos[a, 0], by - B.pos[a, 1], bz - B.pos[a, 2]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _k_matrix(B, J, j, arm_a, arm_b, k):
     for r in range(3):
         for c in range(3):
@@ -134,7 +140,7 @@ def _k_matrix(B, J, j, arm_a, arm_b, k):
                     arm_b[2], k)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _locked_axes(B, J, j, mask, ahead, axes):
     """Rows of `axes` = A's frame axes for the set bits of mask; returns their count."""
     n = 0
@@ -146,7 +152,7 @@ def _locked_axes(B, J, j, mask, ahead, axes):
     return n
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _reduce(m, axes, n, out):
     """out[:n,:n] = P m P^T for the n rows of P = axes."""
     for r in range(n):
@@ -157,7 +163,7 @@ def _reduce(m, axes, n, out):
 
 # ---- translational rows ---------------------------------------------------------------------
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def translation_rows(B, J, j, h, eps, velocity, s):
     """Position (look-ahead) or velocity visit of the translational locks. s: scratch
     (6,3,3). Returns (error, corrected)."""
@@ -267,7 +273,7 @@ def rotation_row_errors(B, J, j, mask, velocity, axes):
         dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def rotation_rows(B, J, j, h, eps, velocity, s):
     """Position (look-ahead) or velocity visit of the rotational locks."""
     mask = int(J.const.param[j, P_RLOCK])
@@ -328,7 +334,7 @@ def coordinate(B, J, j, ctype, ahead):
     return dot(x[0], x[1], x[2], b[0] - a[0], b[1] - a[1], b[2] - a[2]), x[0], x[1], x[2]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _row_mass(B, J, j, ctype, wx, wy, wz, s):
     """k of a one-dimensional row: w^T L w (angles) or x^T K x (offsets, at B's anchor)."""
     if ctype == COORD_OFFSET_X:
@@ -339,7 +345,7 @@ def _row_mass(B, J, j, ctype, wx, wy, wz, s):
     return quad(s[1], wx, wy, wz, wx, wy, wz)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _rate(B, J, j, ctype, wx, wy, wz, s):
     """Time derivative of the coordinate: w.(w_B - w_A) or x.(u_b - u_a)."""
     if ctype == COORD_OFFSET_X:
@@ -354,7 +360,7 @@ def _rate(B, J, j, ctype, wx, wy, wz, s):
     return dot(wx, wy, wz, wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2])
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def push_row(B, J, j, ctype, wx, wy, wz, lam, s):
     """Impulse lam along the row (angular l = lam w, or linear p = lam x at the arms)."""
     if ctype == COORD_OFFSET_X:
@@ -405,7 +411,7 @@ def target_at(J, j, t):
     return J.const.seq[s0 + n - 1, 1]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _limit(J, j, which):
     """(coordinate type, lower, upper) of limit `which` (0, 1); type COORD_NONE if none."""
     ctype = int(J.const.param[j, P_COORD1 if which == 0 else P_COORD2])
@@ -425,13 +431,13 @@ def _limit(J, j, which):
 # locks are taken along A's frame axes (exact for the hinge's and the fixed joint's rows, a
 # first-order stand-in for the universal's u x v). K lives flat in s[6..11] (7 x 7 <= 54).
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _kat(r, c):
     i = r * 7 + c
     return 6 + i // 9, (i % 9) // 3, i % 3
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def _row_of(s, r, nt, nr, motor_linear, wx, wy, wz):
     """(linear?, direction) of row r: nt translational locks (s[0]), nr rotational locks
     (s[2]), then the motor row."""
@@ -509,7 +515,7 @@ def effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s):
     return keff if 0.0 < keff <= k * (1.0 + 1e-9) else k
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def stopping_speed(a, h, d):
     """The largest rate from which a deceleration a, applied from the next step on, stops
     within distance d when this step moves rate*h first: rate h + rate^2 / (2 a) = d."""
@@ -614,7 +620,7 @@ def motor_velocity_row(B, J, j, eps, s):
     return eff > 0.0
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
     """Look-ahead visit of the limit rows and (if `motor`) the motor row (position stage)."""
     err = 0.0
@@ -753,25 +759,46 @@ def coordinate_now(B, J, j, which):
 
 # ---- one solver visit -----------------------------------------------------------------------
 
-@njit(cache=True, **NO_REFCOUNT)
-def _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x):
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear):
+    """The joint's two bodies' look-ahead: exact, or with `linear` the linearised one
+    (impulses.look_ahead_linear). Returns True if a linearised one was used."""
+    used = False
     for side in range(2):
-        ensure_look_ahead(J.const.body[j, side], B.static, B.pred_ok, B.pos, B.vel, B.omega,
-                          B.inertia_w, B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot,
-                          h, order, gravity, scratch_a, scratch_x)
+        b = J.const.body[j, side]
+        if linear:
+            if look_ahead_linear(b, B.static, B.pred_ok, B.pos, B.vel, B.omega, B.inertia_w,
+                                 B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot, h,
+                                 order, gravity, scratch_a, scratch_x, base):
+                used = True
+        else:
+            ensure_look_ahead(b, B.static, B.pred_ok, B.pos, B.vel, B.omega, B.inertia_w,
+                              B.inv_inertia_w, B.pred_pos, B.pred_series, B.pred_rot, h,
+                              order, gravity, scratch_a, scratch_x)
+    return used
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s):
+def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s, base, linear):
     """P-steps 1-2 for all rows of joint j, one part after the other (each part sees the
-    look-ahead after the previous part's impulse). Returns (largest error, corrected?)."""
-    _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    look-ahead after the previous part's impulse), on the exact look-ahead, or with `linear`
+    on the linearised one from each body's base (the iterative loop, which takes the exact
+    one before it stops; impulses.look_ahead_linear). Returns (largest error, corrected?,
+    a linearised look-ahead used?)."""
+    u1 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
     e1, c1 = translation_rows(B, J, j, h, eps, False, s)
-    _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    u2 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
     e2, c2 = rotation_rows(B, J, j, h, eps, False, s)
-    _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x)
+    u3 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
     e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s, True)
-    return max(e1, max(e2, e3)), c1 or c2 or c3
+    return max(e1, max(e2, e3)), c1 or c2 or c3, u1 or u2 or u3
+
+
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def exact_base(B):
+    """The `base` argument of correct_position where it is exact (never read then): body
+    arrays of the same types."""
+    return B.pred_pos, B.pred_rot, B.vel, B.omega, B.pred_ok
 
 
 @njit(cache=True, **NO_REFCOUNT)

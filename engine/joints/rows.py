@@ -12,7 +12,7 @@ from ..impulses import angular_impulse_to, dynamic, impulse_to
 from ..jitopts import NO_REFCOUNT
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def axis_now(B, J, j, side, c):
     """World direction of column c of joint j's frame in body `side`, at time t."""
     b = J.const.body[j, side]
@@ -25,7 +25,7 @@ def axis_now(B, J, j, side, c):
             r[2, 0] * f[0, c] + r[2, 1] * f[1, c] + r[2, 2] * f[2, c])
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def axis_ahead(B, J, j, side, c):
     """The same direction at t + h: M_rot R f (the body's look-ahead cache must be fresh)."""
     x, y, z = axis_now(B, J, j, side, c)
@@ -37,7 +37,7 @@ def axis_ahead(B, J, j, side, c):
             m[2, 0] * x + m[2, 1] * y + m[2, 2] * z)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def axis_at(B, J, j, side, c, ahead):
     """axis_ahead (t + h) or axis_now (t) of column c of the joint frame of `side`."""
     if ahead:
@@ -45,17 +45,17 @@ def axis_at(B, J, j, side, c, ahead):
     return axis_now(B, J, j, side, c)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def dot(ax, ay, az, bx, by, bz):
     return ax * bx + ay * by + az * bz
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def quad(m, x, y, z, u, v, w):
     """x^T m u for a 3x3 m."""
     return x * (m[0, 0] * u + m[0, 1] * v + m[0, 2] * w) \
@@ -63,7 +63,7 @@ def quad(m, x, y, z, u, v, w):
         + z * (m[2, 0] * u + m[2, 1] * v + m[2, 2] * w)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def angular_mass(B, J, j, out):
     """out = L = A_A + A_B (3x3), the relative angular velocity change per angular impulse."""
     for r in range(3):
@@ -77,7 +77,7 @@ def angular_mass(B, J, j, out):
                     out[r, c] += B.inv_inertia_w[b, r, c]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def solve3(m, n, b0, b1, b2):
     """Solve the leading n x n block of m (n = 1..3) for the right side b (Cramer's rule);
     returns 3 values (zeros beyond n). A singular block gives zeros."""
@@ -103,7 +103,7 @@ def solve3(m, n, b0, b1, b2):
     return x0, x1, x2
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def push_angular(B, J, j, lx, ly, lz):
     """+l on body A, -l on body B."""
     angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 0],
@@ -112,7 +112,7 @@ def push_angular(B, J, j, lx, ly, lz):
                        -lx, -ly, -lz)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def push_linear(B, J, j, arm_a, arm_b, px, py, pz):
     """+p on body A at arm_a, -p on body B at arm_b."""
     impulse_to(B.static, B.inv_mass, B.vel, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 0],
@@ -121,7 +121,7 @@ def push_linear(B, J, j, arm_a, arm_b, px, py, pz):
                arm_b[0], arm_b[1], arm_b[2], -px, -py, -pz)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always', **NO_REFCOUNT)
 def angular_velocity_of(B, b):
     if not dynamic(B.static, b):
         return 0.0, 0.0, 0.0

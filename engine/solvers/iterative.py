@@ -115,10 +115,12 @@ def snapshot_joints(kind, body, arm, enabled, joint_err, static, pos, vel, omega
 
 @njit(cache=True, **NO_REFCOUNT)
 def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
-                  scratch_rows, scratch_lin, may_abort):
+                  scratch_rows, scratch_lin, base, may_abort):
     """P-steps 1-2 (and the iterated springs, then the contacts as items after them).
     Returns False if the iteration diverges (only checked when may_abort: otherwise it runs
-    on to the cap or budget). scratch_lin: (joints, 2, 3), the ball joints' snapshot."""
+    on to the cap or budget). scratch_lin: (joints, 7, 3), the ball joints' snapshot; base:
+    the bodies' look-ahead bases of the generic joints' linearised visits
+    (impulses.look_ahead_linear)."""
     m = J.const.kind.shape[0]
     iterated = settings[S_SPRING_ITERATED] != 0.0
     m_sp = m + (Sp.const.body.shape[0] if iterated else 0)
@@ -154,6 +156,13 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     # JOINT_SNAP_EVERY cycles and before the loop stops if corrections came since (j_dirty)
     j_dirty = False
     j_snapped = 0
+    # the generic joints' visits read each body's look-ahead linearised from its last exact
+    # one (impulses.look_ahead_linear) once an impulse moved it; g_dirty: one was read since
+    # the last exact refresh, which the loop takes before it may stop
+    g_dirty = False
+    base_ok = base[4]
+    for b in range(base_ok.shape[0]):
+        base_ok[b] = False
     snapshot_joints(kind, body, arm, enabled, joint_err, static, pos, vel, omega, inertia_w,
                     inv_inertia_w, pred_ok, pred_pos, pred_series, pred_rot, h, order, gravity,
                     scratch_a, scratch_x, scratch_lin)
@@ -161,8 +170,17 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
         if since >= items:
             # converged on the linearised look-ahead: check on the exact one
             check_c = dirty and m_sp < items and cycles <= contact_cycles
-            if not (j_dirty or check_c):
+            if not (j_dirty or check_c or g_dirty):
                 break
+            refreshed = g_dirty
+            if g_dirty:
+                # exact look-ahead for every body the generic visits read linearised; the
+                # loop stops only after a whole cycle on it without a correction
+                g_dirty = False
+                for b in range(pos.shape[0]):
+                    ensure_look_ahead(b, static, pred_ok, pos, vel, omega, inertia_w,
+                                      inv_inertia_w, pred_pos, pred_series, pred_rot, h,
+                                      order, gravity, scratch_a, scratch_x)
             worst = 0.0
             if j_dirty:
                 j_dirty = False
@@ -176,7 +194,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
                 dirty = False
                 snapped = cycles
                 worst_c = contact_rows.snapshot(B, C, h, order, gravity, scratch_a, scratch_x)
-            if worst < eps and worst_c < eps_c:
+            if worst < eps and worst_c < eps_c and not refreshed:
                 break
             since = 0
         if idx == 0 and j_dirty and cycles - j_snapped >= JOINT_SNAP_EVERY:
@@ -192,8 +210,11 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             break
         if idx < m:
             if enabled[idx] and kind[idx] != BALL:
-                err, corrected = generic.correct_position(B, J, idx, h, eps, t, order, gravity,
-                                                          scratch_a, scratch_x, scratch_rows)
+                err, corrected, linear = generic.correct_position(
+                    B, J, idx, h, eps, t, order, gravity, scratch_a, scratch_x, scratch_rows,
+                    base, True)
+                if linear:
+                    g_dirty = True
             elif enabled[idx]:
                 # P-step 1 on the linearised look-ahead of the last snapshot
                 err, corrected = dispatch.correct_position_linear(

@@ -288,8 +288,9 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                         inv_inertia_w, pred_ok, pred_pos, pred_rot)
                     joint_err[j] = err
                 else:
-                    err, corrected = generic.correct_position(B, J, j, h, eps, t, order, gravity,
-                                                              scratch_a, scratch_x, scratch_rows)
+                    err, corrected, _ = generic.correct_position(
+                        B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, scratch_rows,
+                        generic.exact_base(B), False)
                     joint_err[j] = err
             else:
                 err, corrected = spring.correct_iterated(B, Sp, q - n_gs - n_free, h, h_prev,
