@@ -9,7 +9,7 @@ import pytest
 from conftest import slow_except
 
 from impulse.engine import state as S
-from impulse.engine.impulses import look_ahead_linear
+from impulse.engine.impulses import LINEAR_TURN, look_ahead_linear
 from impulse.engine.scene import load_scene
 
 SCENES = os.path.join(os.path.dirname(__file__), "..", "scenes")
@@ -103,3 +103,22 @@ def test_iterative_loop_ends_on_the_exact_look_ahead(name, h):
     assert st[:, S.T_HALVINGS].sum() == 0
     met = st[:, S.T_BUDGET_HIT] == 0
     assert st[met, S.T_RESIDUAL].max() <= eps * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("h", [1 / 30, 0.001])
+def test_a_large_change_reads_the_exact_look_ahead_and_rebases(h):
+    """Past LINEAR_TURN (|u| of the further turn since the base) the model's |u|^3 error
+    would show: the exact look-ahead is read instead and becomes the new base."""
+    body = _body(5.0, seed=3)
+    base = _base()
+    _look(body, h, base, np.zeros(1, dtype=np.bool_))
+    dw = np.array([0.0, 0.0, 3.0 * LINEAR_TURN / h])           # |u| about 3 LINEAR_TURN
+    changed = dict(body, omega=body["omega"] + dw)
+    used, pos, rot = _look(changed, h, base, np.zeros(1, dtype=np.bool_))
+    _, pos_ex, rot_ex = _look(changed, h, _base(), np.zeros(1, dtype=np.bool_))
+    assert not used
+    assert np.array_equal(rot, rot_ex) and np.array_equal(pos, pos_ex)
+    assert np.array_equal(base[1][0], rot_ex) and np.array_equal(base[3][0], changed["omega"][0])
+    # just inside the limit: linearised
+    small = dict(changed, omega=changed["omega"] + 0.5 * LINEAR_TURN / h * np.array([1.0, 0, 0]))
+    assert _look(small, h, base, np.zeros(1, dtype=np.bool_))[0]
