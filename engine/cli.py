@@ -249,6 +249,7 @@ class TrajectoryWriter:
 BENCH_EPILOG = """\
 examples:
   impulse bench chain8 --json out.json    Schmitt's 8-Loop: table and JSON rows
+  impulse bench loops                     closed loops and trees: iterative vs tree solver
   impulse bench contacts --scenes box_stack,funnel_1000
   impulse bench import --scenes a1,panda  imported URDF/MJCF models vs MuJoCo
   impulse bench viewer --json out.json    the viewer's frames/s (own --help)

@@ -129,23 +129,21 @@ def look_ahead_linear(b, static, pred_ok, pos, vel, omega, inertia_w, inv_inerti
     if not dynamic(static, b):
         return False
     base_pos, base_rot, base_vel, base_omega, base_ok = base
-    ux = uy = uz = 0.0
     if not pred_ok[b] and base_ok[b]:
         w0x, w0y, w0z = base_omega[b, 0], base_omega[b, 1], base_omega[b, 2]
         ux, uy, uz = rotation_change(h, w0x, w0y, w0z, omega[b, 0] - w0x, omega[b, 1] - w0y,
                                      omega[b, 2] - w0z)
-    spin2 = h * h * (base_omega[b, 0] ** 2 + base_omega[b, 1] ** 2 + base_omega[b, 2] ** 2)
-    if not pred_ok[b] and base_ok[b] and ux * ux + uy * uy + uz * uz <= LINEAR_TURN ** 2 \
-            and spin2 <= LINEAR_SPIN ** 2:
-        for c in range(3):
-            rx, ry, rz = base_rot[b, 0, c], base_rot[b, 1, c], base_rot[b, 2, c]
-            cx, cy, cz, ex, ey, ez = turn_terms(ux, uy, uz, rx, ry, rz)
-            pred_rot[b, 0, c] = rx + cx + ex
-            pred_rot[b, 1, c] = ry + cy + ey
-            pred_rot[b, 2, c] = rz + cz + ez
-        for i in range(3):
-            pred_pos[b, i] = base_pos[b, i] + h * (vel[b, i] - base_vel[b, i])
-        return True
+        if ux * ux + uy * uy + uz * uz <= LINEAR_TURN ** 2 \
+                and h * h * (w0x * w0x + w0y * w0y + w0z * w0z) <= LINEAR_SPIN ** 2:
+            for c in range(3):
+                rx, ry, rz = base_rot[b, 0, c], base_rot[b, 1, c], base_rot[b, 2, c]
+                cx, cy, cz, ex, ey, ez = turn_terms(ux, uy, uz, rx, ry, rz)
+                pred_rot[b, 0, c] = rx + cx + ex
+                pred_rot[b, 1, c] = ry + cy + ey
+                pred_rot[b, 2, c] = rz + cz + ez
+            for i in range(3):
+                pred_pos[b, i] = base_pos[b, i] + h * (vel[b, i] - base_vel[b, i])
+            return True
     ensure_look_ahead(b, static, pred_ok, pos, vel, omega, inertia_w, inv_inertia_w, pred_pos,
                       pred_series, pred_rot, h, order, gravity, scratch_a, scratch_x)
     for i in range(3):

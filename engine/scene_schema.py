@@ -249,6 +249,7 @@ SETTINGS = {
         "sleep_time": _num(0, 1e6),
         "sleep_speed": _num(0, SPEED),
         "extrapolate": {"type": "boolean"},
+        "relaxation": _num(0, 1.95),
     },
     "additionalProperties": False,
 }

@@ -65,6 +65,9 @@ class Settings:
     sleep_speed: float = 0.03              # [m/s] fastest point speed counted as still
     extrapolate: bool = False              # Schmitt sec. 8: h and 2 x h/2, extrapolated
                                            # (engine/extrapolation.py)
+    relaxation: float = 0.0                # iterative loops: joint corrections times this
+                                           # factor; 0 = adapted to a slow loop, 1 = plain
+                                           # Gauss-Seidel (solvers/relaxation.py)
 
     def to_array(self, h_prev, time=0.0):
         a = np.zeros(S.S_SIZE)
@@ -88,6 +91,7 @@ class Settings:
         a[S.S_CONTACT_CYCLES] = self.contact_cycles
         a[S.S_CONTACT_TOL] = self.contact_tolerance
         a[S.S_TOI] = 1.0
+        a[S.S_RELAX] = self.relaxation
         a[S.S_SPRING_SYNC] = 1.0 if self.extrapolate and self.spring_mode == "approximate" \
             else 0.0
         return a

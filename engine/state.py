@@ -261,7 +261,7 @@ WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
     S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_CYCLES, S_CONTACT_TOL, \
-    S_TOI, S_SPRING_SYNC, S_SIZE = range(23)
+    S_TOI, S_SPRING_SYNC, S_RELAX, S_SIZE = range(24)
 # The settings array is read-only in a step: the step kernel works on its own copy (where
 # the cut at a collision time shortens S_H, a tall stack raises S_CONTACT_CYCLES and the
 # sub-steps advance S_TIME and S_H_PREV) and reports its clock in a K_* array.
@@ -270,6 +270,9 @@ S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
 # S_SPRING_SYNC: 1 where springs, dampers and brakes act as two half kicks around each step
 # (velocities at the step's end in step with the positions: extrapolation needs that),
 # else 0: one kick at t for the window (h_prev + h)/2 (joints/spring.py).
+# S_RELAX: the iterative loops' over-relaxation of the joints' corrections: 0 adapts it to a
+# slow loop, 1 is plain Gauss-Seidel, else that factor from the first cycle
+# (solvers/relaxation.py).
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # The step's clock, written by the step kernel: K_H_TAKEN the time it took (less than S_H

@@ -8,33 +8,13 @@ import numpy as np
 import pytest
 
 from impulse.engine import state as S
+from impulse.engine.bench import loops
 from impulse.engine.scene import load_scene
-from impulse.engine.world import World
 
 
 def halvings_and_unmet(w, steps):
     r = w.run(steps)
     return int(r.stats[:, S.T_HALVINGS].sum()), r
-
-
-def floating_chain(links, solver, h, kind):
-    """A chain of boxes joined end to end, no gravity, set tumbling: every joint's rows
-    couple through free bodies (no fixed anchor)."""
-    w = World({"h": h, "eps_pos": 1e-6, "eps_vel": 1e-5, "solver": solver,
-               "gravity": [0, 0, 0]})
-    rng = np.random.default_rng(links)
-    for i in range(links):
-        w.add_body({"name": f"b{i}", "shape": {"type": "box", "size": [0.3, 0.06, 0.06]},
-                    "mass": 1.0 + i % 3, "position": [0.3 * i, 0.0, 0.0],
-                    "velocity": rng.normal(0, 0.5, 3).tolist(),
-                    "angular_velocity": rng.normal(0, 3.0, 3).tolist()})
-    for i in range(links - 1):
-        j = {"name": f"j{i}", "type": kind, "bodies": [f"b{i}", f"b{i + 1}"],
-             "anchor": [0.3 * i + 0.15, 0.0, 0.0]}
-        if kind == "hinge":
-            j["axis"] = [0, 0, 1] if i % 2 == 0 else [0, 1, 0]
-        w.add_joint(j)
-    return w
 
 
 @pytest.mark.parametrize("solver", ["iterative", "linear"])
@@ -52,7 +32,7 @@ def test_the_slider_crank_converges_without_halving(scene_path, solver, h):
 @pytest.mark.parametrize("kind,links", [("ball", 5), ("hinge", 4), ("hinge", 7)])
 def test_floating_chains_converge_without_halving(solver, kind, links):
     for h in (1 / 60, 0.01):
-        w = floating_chain(links, solver, h, kind)
+        w = loops.floating_chain(links, kind, h, solver)
         steps = int(round(2.0 / h))
         halvings, r = halvings_and_unmet(w, steps)
         assert halvings <= 0.01 * steps, (h, halvings)

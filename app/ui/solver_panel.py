@@ -50,6 +50,12 @@ def draw_solver_panel(app) -> None:
         commit, v = W.edit_int("max halvings", "set.halvings", s.max_halvings, 0, 12)
         if commit:
             changes["max_halvings"] = min(max(v, 0), 12)
+        commit, v = W.edit_float("over-relaxation", "set.relaxation", s.relaxation, 0.01, 0.0,
+                                 1.95)
+        if commit:
+            changes["relaxation"] = min(max(v, 0.0), 1.95)
+        W.help_marker("iterative solver: joint corrections times this factor; 0 = adapted to "
+                      "a slow loop (closed loops, trees), 1 = plain Gauss-Seidel")
         commit, v = W.checkbox("extrapolate", s.extrapolate)
         W.record_rect("solver.extrapolate")
         if commit:

@@ -6,6 +6,8 @@ Correction (P-step 2): the relative point velocity that closes the gap over h is
     K = K_A(r_a) + K_B(r_b),   p = K^-1 C / h,   +p on A at a, -p on B at b,
 with the arms r at time t (K is constant while time stands still; kinv is precomputed).
 Velocity constraint at t + h (P-step 4): du = u_b - u_a, p = K^-1 du, same signs.
+Both corrections are scaled by the loop's over-relaxation factor `relax` (1 in Gauss-Seidel;
+solvers/relaxation.py).
 
 Linearised look-ahead (the iterative loop, as the contacts do: contacts/rows.py). A
 predicted point a' = s(t+h) + M_rot r moves with its body's velocities, to second order in
@@ -13,9 +15,10 @@ the change (dv, dw) since a snapshot, as
     da' = h dv + u x r' + u x (u x r')/2,   u = h (dw + (h/2) w0 x dw),   r' = M_rot r:
 exact for the centre (s(t+h) = s + v h + g h^2/2); for the arm, M_rot = exp(h [w]x) of a
 rotation about a fixed axis (a rod's) turned further by exp([u]x), with u the change of
-the rotation vector through the left Jacobian E + (h/2) [w0]x (to first order in h w0;
-the series' other terms are of higher order in h). snapshot() keeps the exact gap C0 and
-each side's r', v0, w0; a visit between snapshots reads
+the rotation vector through the left Jacobian E + (h/2) [w0]x to first order in h w0 (the
+gyroscopic change of w over the step, of the same order, is left out: exact for a body
+with equal moments, and the loop ends on the exact look-ahead). snapshot() keeps the exact
+gap C0 and each side's r', v0, w0; a visit between snapshots reads
     C = C0 + db' - da'
 with no Taylor series per visit, and corrects it with the same p = K^-1 C / h. The loop
 takes an exact snapshot before it stops, so it ends on the exact look-ahead. (chain8 at
@@ -71,20 +74,21 @@ def correct_position(j, body, arm, kinv, h, eps, static, pos, inv_mass, vel, ome
     """One P-step 1/2 visit: returns (error before, corrected?)."""
     dx, dy, dz = position_error(j, body, arm, static, pos, pred_pos, pred_rot)
     return close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
-                     pred_ok, dx, dy, dz)
+                     pred_ok, dx, dy, dz, 1.0)
 
 
 @njit(cache=True, inline='always')
 def close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
-              pred_ok, dx, dy, dz):
+              pred_ok, dx, dy, dz, relax):
     """A position visit's correction of the predicted gap d = b' - a': none while |d| < eps,
-    else the relative velocity change d/h at the anchors (K p = d/h). Returns (|d|,
-    corrected?)."""
+    else the relative velocity change relax d/h at the anchors (K p = relax d/h). Returns
+    (|d|, corrected?)."""
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
     if err < eps:
         return err, False
+    f = relax / h
     apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
-                   dx / h, dy / h, dz / h)
+                   dx * f, dy * f, dz * f)
     return err, True
 
 
@@ -135,26 +139,26 @@ def _moved(j, side, body, static, vel, omega, h, lin):
 
 @njit(cache=True, inline='always')
 def correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
-                            inv_inertia_w, pred_ok, lin):
+                            inv_inertia_w, pred_ok, lin, relax):
     """One P-step 1/2 visit on the linearised look-ahead C = C0 + db' - da' of the last
     snapshot: returns (error before, corrected?)."""
     ax, ay, az = _moved(j, 0, body, static, vel, omega, h, lin)
     bx, by, bz = _moved(j, 1, body, static, vel, omega, h, lin)
     return close_gap(j, body, arm, kinv, h, eps, static, inv_mass, vel, omega, inv_inertia_w,
                      pred_ok, lin[j, 0, 0] + bx - ax, lin[j, 0, 1] + by - ay,
-                     lin[j, 0, 2] + bz - az)
+                     lin[j, 0, 2] + bz - az, relax)
 
 
 @njit(cache=True, inline='always')
 def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
-                     pred_ok):
+                     pred_ok, relax):
     """One P-step 4 visit at t + h: returns (error before, corrected?)."""
     dx, dy, dz = relative_velocity(j, body, arm, static, vel, omega)
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
     if err <= eps:
         return err, False
     apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
-                   dx, dy, dz)
+                   dx * relax, dy * relax, dz * relax)
     return err, True
 
 

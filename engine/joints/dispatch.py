@@ -33,20 +33,21 @@ def snapshot(kind, j, body, arm, static, pos, vel, omega, pred_pos, pred_rot, li
 
 @njit(cache=True, inline='always')
 def correct_position_linear(kind, j, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
-                            inv_inertia_w, pred_ok, lin):
-    """On the linearised look-ahead of the last snapshot (joints/ball.py)."""
+                            inv_inertia_w, pred_ok, lin, relax):
+    """On the linearised look-ahead of the last snapshot (joints/ball.py); relax: the
+    over-relaxation factor (solvers/relaxation.py)."""
     if kind[j] == BALL:
         return ball.correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel,
-                                            omega, inv_inertia_w, pred_ok, lin)
+                                            omega, inv_inertia_w, pred_ok, lin, relax)
     return 0.0, False
 
 
 @njit(cache=True, inline='always')
 def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega,
-                     inv_inertia_w, pred_ok):
+                     inv_inertia_w, pred_ok, relax):
     if kind[j] == BALL:
         return ball.correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega,
-                                     inv_inertia_w, pred_ok)
+                                     inv_inertia_w, pred_ok, relax)
     return 0.0, False
 
 

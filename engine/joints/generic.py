@@ -15,6 +15,9 @@ Rotational rows (method-notes.md), F_A', F_B' the predicted joint frames, L = A_
      perpendicular: err = angle(u, v) - pi/2 = -asin(u.v), w = unit(u x v),
      l = w err / (h w^T L w).
 Velocity rows (P-step 4) use the same directions with the relative velocities at t + h.
+The locks' and the motor row's corrections are scaled by the loop's over-relaxation factor
+`relax` (1 in Gauss-Seidel; solvers/relaxation.py; the motor's accumulated impulse is still
+clamped to its cap); the limits' are not (one-sided).
 Rotational errors are compared with eps_pos read as radians.
 Free coordinates: angle about x_A (phi = atan2(z_A.y_B, y_A.y_B)), offset along x_A
 ((b - a).x_A), and the universal's second angle about y_B (atan2((x_A x x_B).y_B, x_A.x_B)).
@@ -164,7 +167,7 @@ def _reduce(m, axes, n, out):
 # ---- translational rows ---------------------------------------------------------------------
 
 @njit(cache=True, inline='always', **NO_REFCOUNT)
-def translation_rows(B, J, j, h, eps, velocity, s):
+def translation_rows(B, J, j, h, eps, velocity, s, relax):
     """Position (look-ahead) or velocity visit of the translational locks. s: scratch
     (6,3,3). Returns (error, corrected)."""
     mask = int(J.const.param[j, P_TLOCK])
@@ -178,12 +181,12 @@ def translation_rows(B, J, j, h, eps, velocity, s):
         ua = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 0], arm_a[0], arm_a[1], arm_a[2])
         ub = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 1], arm_b[0], arm_b[1], arm_b[2])
         dx, dy, dz = ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]
-        scale = 1.0
+        scale = relax
     else:
         ax, ay, az = _point(B, J, j, 0, True)
         bx, by, bz = _point(B, J, j, 1, True)
         dx, dy, dz = bx - ax, by - ay, bz - az
-        scale = 1.0 / h
+        scale = relax / h
     e0 = dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz)
     e1 = dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0
     e2 = dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
@@ -274,14 +277,14 @@ def rotation_row_errors(B, J, j, mask, velocity, axes):
 
 
 @njit(cache=True, inline='always', **NO_REFCOUNT)
-def rotation_rows(B, J, j, h, eps, velocity, s):
+def rotation_rows(B, J, j, h, eps, velocity, s, relax):
     """Position (look-ahead) or velocity visit of the rotational locks."""
     mask = int(J.const.param[j, P_RLOCK])
     if mask == 0:
         return 0.0, False
     axes, lm, lr = s[0], s[1], s[2]
     n, e0, e1, e2 = rotation_row_errors(B, J, j, mask, velocity, axes)
-    scale = 1.0 if velocity else 1.0 / h
+    scale = relax if velocity else relax / h
     err = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
     if (velocity and err <= eps) or (not velocity and err < eps):
         return err, False
@@ -621,8 +624,9 @@ def motor_velocity_row(B, J, j, eps, s):
 
 
 @njit(cache=True, inline='always', **NO_REFCOUNT)
-def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
-    """Look-ahead visit of the limit rows and (if `motor`) the motor row (position stage)."""
+def limit_and_motor_rows(B, J, j, h, eps, t, s, motor, relax):
+    """Look-ahead visit of the limit rows and (if `motor`) the motor row (position stage;
+    relax: the loop's over-relaxation, applied to the motor row)."""
     err = 0.0
     corrected = False
     for which in range(2):
@@ -650,8 +654,11 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s, motor):
         ctype, k, change, wx, wy, wz = motor_change(B, J, j, h, t, s)
         if k > 0.0:
             cap = motor_cap(J, j, h)
-            eff = _accumulate(B, J, j, A_MOTOR, -change / k, -cap, cap, ctype, wx, wy, wz, k,
-                              h, eps, s)
+            # sized with the row's own k: sized with k_eff (as the velocity row is) the
+            # motor overshoots before the locks answer, and the slider crank's loop halved
+            # 1 400 of 400 steps
+            eff = _accumulate(B, J, j, A_MOTOR, -relax * change / k, -cap, cap, ctype, wx, wy,
+                              wz, k, h, eps, s)
             corrected = corrected or eff > 0.0
     return err, corrected
 
@@ -779,18 +786,19 @@ def _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s, base, linear):
+def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s, base, linear,
+                     relax):
     """P-steps 1-2 for all rows of joint j, one part after the other (each part sees the
     look-ahead after the previous part's impulse), on the exact look-ahead, or with `linear`
     on the linearised one from each body's base (the iterative loop, which takes the exact
-    one before it stops; impulses.look_ahead_linear). Returns (largest error, corrected?,
-    a linearised look-ahead used?)."""
+    one before it stops; impulses.look_ahead_linear); relax scales the locks' corrections.
+    Returns (largest error, corrected?, a linearised look-ahead used?)."""
     u1 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
-    e1, c1 = translation_rows(B, J, j, h, eps, False, s)
+    e1, c1 = translation_rows(B, J, j, h, eps, False, s, relax)
     u2 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
-    e2, c2 = rotation_rows(B, J, j, h, eps, False, s)
+    e2, c2 = rotation_rows(B, J, j, h, eps, False, s, relax)
     u3 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
-    e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s, True)
+    e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s, True, relax)
     return max(e1, max(e2, e3)), c1 or c2 or c3, u1 or u2 or u3
 
 
@@ -802,10 +810,11 @@ def exact_base(B):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def correct_velocity(B, J, j, eps, s, motor_counts):
-    """P-step 4 for all rows of joint j at t + h (motor_counts: see limit_velocity_rows)."""
-    e1, c1 = translation_rows(B, J, j, 1.0, eps, True, s)
-    e2, c2 = rotation_rows(B, J, j, 1.0, eps, True, s)
+def correct_velocity(B, J, j, eps, s, motor_counts, relax):
+    """P-step 4 for all rows of joint j at t + h (motor_counts: see limit_velocity_rows;
+    relax scales the locks' corrections)."""
+    e1, c1 = translation_rows(B, J, j, 1.0, eps, True, s, relax)
+    e2, c2 = rotation_rows(B, J, j, 1.0, eps, True, s, relax)
     e3, c3 = limit_velocity_rows(B, J, j, eps, s, motor_counts)
     return max(e1, max(e2, e3)), c1 or c2 or c3
 

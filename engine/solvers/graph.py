@@ -261,6 +261,32 @@ def _tree(B, J, glob, dyn):
         tr_zj=np.zeros((m, 6)), tr_gj=np.zeros((6, 12)), tr_tmp=np.zeros((6, 6)))
 
 
+def has_closed_loop(B, J):
+    """True if the enabled joints close a loop: union-find over the bodies, the world and
+    every fixed body counting as one node; a joint whose two ends are joined already
+    closes one (chain8's second suspension, the slider crank's rod)."""
+    static = B.static
+    parent = list(range(static.shape[0] + 1))   # node n: the world and the fixed bodies
+
+    def node(b):
+        return static.shape[0] if b < 0 or static[b] else int(b)
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for j in range(J.const.kind.shape[0]):
+        if not J.enabled[j]:
+            continue
+        a, b = root(node(J.const.body[j, 0])), root(node(J.const.body[j, 1]))
+        if a == b:
+            return True
+        parent[a] = b
+    return False
+
+
 def build(B, J):
     """The Work tuple for the current joint graph (numeric parts zeroed, nothing factored)."""
     glob, other, every, dyn = _classify(B, J)

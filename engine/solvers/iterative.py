@@ -11,12 +11,15 @@ The stages it drives (Schmitt sec. 5-6, design.md sec. 2):
     Ball joints and contacts read a linearised look-ahead between exact snapshots
     (joints/ball.py, contacts/rows.py): a correction costs no Taylor series of its bodies'
     rotation; only the snapshots do (the joints': at the start, every JOINT_SNAP_EVERY
-    cycles, and before the loop stops). If the largest error of a cycle grows instead of
+    cycles, and before the loop stops); hinges, sliders and the other generic joints read
+    each body's look-ahead linearised from its last exact one (impulses.look_ahead_linear),
+    and the loop refreshes the exact one before it stops. A slow loop over-relaxes the
+    joints' corrections (relaxation.py). If the largest error grows as a trend instead of
     shrinking (stopping.py; or is not finite), the iteration diverges: restore the
     velocities, halve h and do the step as two halves (recursively, up to max_halvings);
  3. P-step 3: advance every body ballistically;
  4. P-step 4 (optional): velocity correction at t + h until every |du| <= eps_vel (contacts:
-    contact_cycles cycles, then the velocity shock pass).
+    contact_cycles cycles, then the velocity shock pass), over-relaxed as P-step 2.
 "Checks" count P-step-1 visits (the report's Table 9.2 unit); "impulses" count corrections.
 
 The loops unpack the Bodies/Joints tuples once and hand the member arrays on one by one:
@@ -44,6 +47,7 @@ from ..state import (
     S_GX,
     S_MAX_CYCLES,
     S_ORDER,
+    S_RELAX,
     S_SPRING_ITERATED,
     S_TIME,
     T_CHECKS,
@@ -54,6 +58,7 @@ from ..state import (
     T_VEL_IMPULSES,
     T_VEL_RESIDUAL,
 )
+from .relaxation import GAVE_UP, adapted, initial
 from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 # cycles between exact snapshots of the ball joints' look-ahead (besides the first and the
@@ -135,6 +140,8 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     t = settings[S_TIME]
     max_checks = int(settings[S_MAX_CYCLES]) * items
     budget = int(settings[S_BUDGET_NS])
+    relax_setting = settings[S_RELAX]
+    relax, relax_since, relax_ref = initial(relax_setting)    # relaxation.py
     kind, body, enabled = J.const.kind, J.const.body, J.enabled
     arm, kinv, joint_err = J.arm, J.kinv, J.err
     static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
@@ -212,14 +219,14 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             if enabled[idx] and kind[idx] != BALL:
                 err, corrected, linear = generic.correct_position(
                     B, J, idx, h, eps, t, order, gravity, scratch_a, scratch_x, scratch_rows,
-                    base, True)
+                    base, True, relax)
                 if linear:
                     g_dirty = True
             elif enabled[idx]:
                 # P-step 1 on the linearised look-ahead of the last snapshot
                 err, corrected = dispatch.correct_position_linear(
                     kind, idx, body, arm, kinv, h, eps, static, inv_mass, vel, omega,
-                    inv_inertia_w, pred_ok, scratch_lin)
+                    inv_inertia_w, pred_ok, scratch_lin, relax)
             else:
                 err, corrected = 0.0, False
             joint_err[idx] = err
@@ -263,8 +270,14 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             cycles += 1
             # (while contacts still push, joint errors may rise: not counted)
             settled = cycles > contact_cycles or items == m_sp
+            before = prev_block
             rising, block_max, prev_block = growth(rising, block_max, prev_block, cycles, settled,
                                                          cycle_max, eps)
+            was = relax_since
+            relax, relax_since, relax_ref = adapted(relax_setting, relax, relax_since,
+                                                    relax_ref, cycles, before, prev_block, eps)
+            if relax_since == GAVE_UP and was != GAVE_UP:
+                rising = 0      # the over-relaxation's growth, not the step's
             if may_abort and diverging(cycle_max, rising):
                 ok = False
                 break
@@ -290,6 +303,8 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     eps = settings[S_EPS_VEL]
     contact_cycles = int(settings[S_CONTACT_CYCLES])
     max_checks = int(settings[S_MAX_CYCLES]) * items
+    relax_setting = settings[S_RELAX]
+    relax, relax_since, relax_ref = initial(relax_setting)    # relaxation.py
     kind, body, arm, kinv, enabled = J.const.kind, J.const.body, J.arm, J.kinv, J.enabled
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
@@ -297,22 +312,25 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     idx = 0
     checks = 0
     cycles = 0
+    cycle_max = 0.0     # the joints' largest error of the cycle, and of blocks of cycles
+    block_max, prev_block = 0.0, np.inf
     contacts_on = True
     while since < items and checks < max_checks:
+        err = 0.0
         if idx >= m:
             # contacts: contact_cycles cycles here, then the velocity shock pass finishes
             # the stacks (and the joints may finish against the contacts' impulses)
             if contacts_on and cycles < contact_cycles:
-                err, corrected = contacts.visit_velocity(B, C, idx - m, 1, eps, False)
+                _, corrected = contacts.visit_velocity(B, C, idx - m, 1, eps, False)
             else:
                 corrected = False
         elif enabled[idx] and kind[idx] != BALL:
             err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows,
-                                                      cycles < contact_cycles)
+                                                      cycles < contact_cycles, relax)
         elif enabled[idx]:
             err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
                                                        inv_mass, vel, omega, inv_inertia_w,
-                                                       pred_ok)
+                                                       pred_ok, relax)
         else:
             corrected = False
         checks += 1
@@ -321,10 +339,19 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
             since = 0
         else:
             since += 1
+        if err > cycle_max:
+            cycle_max = err
         idx += 1
         if idx == items:
             idx = 0
             cycles += 1
+            before = prev_block
+            _, block_max, prev_block = growth(0, block_max, prev_block, cycles,
+                                              cycles > contact_cycles or items == m,
+                                              cycle_max, eps)
+            relax, relax_since, relax_ref = adapted(relax_setting, relax, relax_since,
+                                                    relax_ref, cycles, before, prev_block, eps)
+            cycle_max = 0.0
             if contacts_on and C.body.shape[0] > 0 and past_deadline(deadline, stats):
                 contacts_on = False
     stats[T_VEL_CHECKS] += checks

@@ -275,7 +275,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                                       pred_rot, h, order, gravity, scratch_a, scratch_x)
                 if q >= n_gs:
                     err, corrected = generic.limit_and_motor_rows(B, J, j, h, eps, t,
-                                                                  scratch_rows, False)
+                                                                  scratch_rows, False, 1.0)
                     if jacobian.motor_wants_back(B, J, j, h, t, eps, scratch_rows):
                         corrected = True
                         active_set_changed = True
@@ -290,7 +290,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                 else:
                     err, corrected, _ = generic.correct_position(
                         B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, scratch_rows,
-                        generic.exact_base(B), False)
+                        generic.exact_base(B), False, 1.0)
                     joint_err[j] = err
             else:
                 err, corrected = spring.correct_iterated(B, Sp, q - n_gs - n_free, h, h_prev,
@@ -409,10 +409,10 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
                 if kind[j] == BALL:
                     err, corrected = dispatch.correct_velocity(kind, j, body, arm, kinv, eps,
                                                                static, inv_mass, vel, omega,
-                                                               inv_inertia_w, pred_ok)
+                                                               inv_inertia_w, pred_ok, 1.0)
                 else:
                     err, corrected = generic.correct_velocity(B, J, j, eps, scratch_rows,
-                                                              rounds < contact_rounds)
+                                                              rounds < contact_rounds, 1.0)
             checks += 1
             if corrected:
                 stats[T_VEL_IMPULSES] += 1

@@ -1,0 +1,101 @@
+"""Over-relaxation of the iterative loops' joint corrections (successive over-relaxation).
+
+Gauss-Seidel over joints that couple through many bodies (a closed loop, a floating chain, a
+tree) brings its largest error down by a factor rho per cycle close to 1, so it needs about
+ln(e0 / eps) / (1 - rho) cycles: hundreds on the slider crank or tree_31, thousands on
+tree_63 at eps 1e-6 (issue 22, item 4). Scaling every lock's correction by omega in (1, 2)
+(SOR; ODE's QuickStep does it with a fixed 1.3) brings the rate at Young's optimum
+    omega = 2 / (1 + sqrt(1 - rho))      (rho: Gauss-Seidel's rate per cycle)
+down to omega - 1, about 1 - 2 sqrt(1 - rho): ~1 / sqrt(1 - rho) cycles instead of
+~1 / (1 - rho). (Young's formula is exact for consistently ordered linear systems, a guide
+for the others; too large an omega costs less than too small a one.)
+
+settings.relaxation (S_RELAX):
+  0 (default)  adapted, per loop (the position and the velocity loop of each step):
+               - plain Gauss-Seidel for the first RELAX_AFTER cycles; at the end of each
+                 block of BLOCK cycles after that, the rate per cycle is read from the
+                 largest errors of the last two blocks, rate = (this block's / the block
+                 before's)^(1 / BLOCK); once it is above RELAX_FROM the loop takes Young's
+                 omega for it;
+               - over-relaxed, the errors may rise in the first block on a new omega
+                 (SOR's start: about twice on the trees), up to GIVE_UP times the last
+                 plain block's largest; after it a block may not grow past GROWTH times
+                 the block before and eps (the divergence test's rule; a loop that met eps
+                 on the linearised look-ahead may find more on the exact one). Else the
+                 loop goes back to plain Gauss-Seidel for the rest of the step, and the
+                 divergence test forgets that growth (the over-relaxation's, not the
+                 step's: the slider crank, whose slow part is its motor row against the
+                 loop, halved 56 of 1 000 steps without this rule);
+               - every two blocks on one omega, the rate they show gives Gauss-Seidel's
+                 own by Young's relation (rate + omega - 1)^2 = rate omega^2 rho, and a
+                 larger Young's omega for that rho is taken (the first reading, made while
+                 the fast modes still decay, is low: tree_31 first takes 1.6, then 1.8). It
+                 never goes down but to 1.
+               OMEGA_MAX = 1.8: fixed factors on tree_31 / tree_63 took 53 / 122 cycles a
+               step at 1.7, 47 / 66 at 1.8, 99 (tree_63) at 1.9 (Young's relation reads
+               past the best on these trees, whose orderings are not consistent).
+               A loop that converges fast keeps omega = 1. Where the joints close a loop
+               (World._settings_array: solvers/graph.has_closed_loop) it is plain
+               Gauss-Seidel: a closed loop's rows are often redundant (a planar loop's
+               out-of-plane locks), and over-relaxed the slider crank took 1.3-2x the
+               cycles; chain8 (two suspensions) keeps the report's method and counts.
+  1            plain Gauss-Seidel, the report's method throughout;
+  other        that factor from the first cycle.
+Scaled: the locks (ball joints, generic translation and rotation rows) and the motor rows
+(their accumulated impulse still clamped to the cap: projected SOR); limits, springs and
+contacts (one-sided, or not constraints) keep their plain corrections.
+The loops still stop only after a whole cycle without a correction, so every joint holds
+its tolerance at the end of the step whatever omega.
+"""
+import numpy as np
+from numba import njit
+
+from . import BLOCK, GROWTH
+
+RELAX_AFTER = 10     # cycles of plain Gauss-Seidel before the rate is read
+RELAX_FROM = 0.8     # a rate per cycle above this is slow: over-relax (chain8 at
+                     # h = 0.01 reads 0.85, a floating 4-hinge chain 0.885)
+OMEGA_MAX = 1.8
+GIVE_UP = 4.0        # over-relaxed errors past this times the last plain block's: plain again
+OMEGA_STEP = 0.02    # a re-read omega is taken if it is at least this much larger
+GAVE_UP = -1         # `since` of a loop gone back to plain Gauss-Seidel (GIVE_UP)
+
+
+@njit(cache=True, inline='always')
+def initial(setting):
+    """A loop's start: (omega, since: the cycle omega was set at, ref: the last plain
+    block's largest error when it was first raised)."""
+    return (setting if setting > 0.0 else 1.0), 0, np.inf
+
+
+@njit(cache=True, inline='always')
+def young(rho):
+    """Young's optimal factor for Gauss-Seidel's rate rho (0 <= rho < 1), at most OMEGA_MAX."""
+    return min(2.0 / (1.0 + np.sqrt(1.0 - rho)), OMEGA_MAX)
+
+
+@njit(cache=True, inline='always')
+def adapted(setting, omega, since, ref, cycles, before, after, eps):
+    """(omega, since, ref) after `cycles` cycles (see initial), given the largest errors of
+    the last two blocks of BLOCK cycles (before: the older one; inf where there is none
+    yet) and the loop's tolerance eps."""
+    if setting != 0.0 or since == GAVE_UP or cycles < RELAX_AFTER or cycles % BLOCK != 0:
+        return omega, since, ref
+    if not (np.isfinite(before) and before > 0.0 and after > 0.0):
+        return omega, since, ref
+    rate = (after / before) ** (1.0 / BLOCK)
+    if omega == 1.0:
+        if RELAX_FROM < rate < 1.0:
+            return young(rate), cycles, after
+        return omega, since, ref
+    if after > GIVE_UP * ref or (cycles - since > BLOCK and after > GROWTH * max(before, eps)):
+        return 1.0, GAVE_UP, ref
+    if cycles - since < 2 * BLOCK or rate >= 1.0:
+        return omega, since, ref     # two blocks on one omega to read its rate by
+    # Young's relation between SOR's rate and Gauss-Seidel's rho
+    rho = (rate + omega - 1.0) ** 2 / (rate * omega * omega)
+    if rho < 1.0:
+        better = young(rho)
+        if better >= omega + OMEGA_STEP:
+            return better, cycles, ref
+    return omega, since, ref

@@ -1,0 +1,246 @@
+"""Over-relaxation of the iterative loops' joint corrections (engine/solvers/relaxation.py;
+issue 22, item 4): a slow Gauss-Seidel loop (floating chains, trees) takes Young's factor
+for the rate it shows and needs far fewer cycles, every step still ends with every joint
+within eps, and the motion is the plain loop's; joints that close a loop keep plain
+Gauss-Seidel."""
+import numpy as np
+import pytest
+
+from impulse.engine import state as S
+from impulse.engine.bench import loops
+from impulse.engine.scene import load_scene
+from impulse.engine.solvers import BLOCK, GROWTH, relaxation
+
+EPS = 1e-9   # the loop's tolerance in the calls of relaxation.adapted below
+
+
+def _py(kernel):
+    """The Python function of a compiled kernel (itself where numba is off)."""
+    return getattr(kernel, "py_func", kernel)
+
+
+def test_young_factor_follows_the_rate():
+    young = _py(relaxation.young)
+    assert young(0.0) == 1.0
+    for rho in (0.5, 0.9, 0.95):
+        omega = young(rho)
+        # Young: the over-relaxed rate omega - 1 is sqrt(rho)-like, well below rho
+        assert omega == pytest.approx(2.0 / (1.0 + np.sqrt(1.0 - rho)))
+        assert omega - 1.0 < rho
+    assert young(0.999999) == relaxation.OMEGA_MAX
+    assert young(0.9) < relaxation.OMEGA_MAX
+
+
+def test_the_factor_is_taken_only_where_the_loop_is_slow():
+    adapted = _py(relaxation.adapted)
+    after = relaxation.RELAX_AFTER
+    young = _py(relaxation.young)
+    inf = np.inf
+    slow = 0.95 ** BLOCK          # a block's largest error over the block before's
+    fast = 0.5 ** BLOCK
+    assert adapted(0.0, 1.0, 0, inf, after, 1.0, slow, EPS) == (pytest.approx(young(0.95)), after,
+                                                           slow)
+    assert adapted(0.0, 1.0, 0, inf, after, 1.0, fast, EPS) == (1.0, 0, inf)          # fast
+    assert adapted(0.0, 1.0, 0, inf, after - BLOCK, 1.0, slow, EPS) == (1.0, 0, inf)  # too early
+    assert adapted(0.0, 1.0, 0, inf, after + 1, 1.0, slow, EPS) == (1.0, 0, inf)      # mid-block
+    assert adapted(0.0, 1.0, 0, inf, after, inf, slow, EPS) == (1.0, 0, inf)          # no block
+    assert adapted(0.0, 1.0, 0, inf, after, 1.0, 1.5, EPS) == (1.0, 0, inf)           # growing
+    assert adapted(0.0, 1.0, 0, inf, after, 1.0, 0.0, EPS) == (1.0, 0, inf)           # converged
+    assert adapted(1.0, 1.0, 0, inf, after, 1.0, slow, EPS) == (1.0, 0, inf)          # plain
+    assert adapted(1.3, 1.3, 0, inf, after, 1.0, slow, EPS) == (1.3, 0, inf)          # fixed
+
+
+def test_the_factor_goes_back_to_plain_where_over_relaxing_does_not_help():
+    adapted = _py(relaxation.adapted)
+    gave_up = relaxation.GAVE_UP
+    limit = relaxation.GIVE_UP
+    at = relaxation.RELAX_AFTER
+    ref = 1.0                          # the last plain block's largest error
+    # the errors may rise after the switch, up to GIVE_UP x ref
+    assert adapted(0.0, 1.7, at, ref, at + BLOCK, ref, 0.9 * limit, EPS) == (1.7, at, ref)
+    assert adapted(0.0, 1.7, at, ref, at + BLOCK, ref, 1.1 * limit, EPS) == (1.0, gave_up, ref)
+    assert adapted(0.0, 1.7, at, ref, at + 4 * BLOCK, 0.1, 1.1 * limit, EPS) == (1.0, gave_up, ref)
+    # a rising pair of blocks below the limit keeps omega (bumps), and no re-reading
+    assert adapted(0.0, 1.7, at, ref, at + 2 * BLOCK, 0.5, 0.6, EPS) == (1.7, at, ref)
+    # past the first block, a block may not grow past GROWTH x the one before (and eps)
+    assert adapted(0.0, 1.7, at, ref, at + 2 * BLOCK, 0.1, 1.1 * GROWTH * 0.1, EPS) == \
+        (1.0, gave_up, ref)
+    assert adapted(0.0, 1.7, at, ref, at + 2 * BLOCK, 0.1, 1.1 * GROWTH * 0.1, 1.0) == \
+        (1.7, at, ref)     # met eps, then more on the exact look-ahead: not SOR's doing
+    # a loop that gave up stays plain
+    assert adapted(0.0, 1.0, gave_up, ref, at + 3 * BLOCK, 1.0, 0.95 ** BLOCK, EPS) == \
+        (1.0, gave_up, ref)
+
+
+def test_the_factor_is_raised_by_youngs_relation():
+    """A rate under SOR above omega - 1 means omega is below the optimum: Young's relation
+    (rate + omega - 1)^2 = rate omega^2 rho gives Gauss-Seidel's rho and a larger omega
+    (at most OMEGA_MAX); a rate at omega - 1 (the optimum or past it) keeps omega."""
+    adapted = _py(relaxation.adapted)
+    young = _py(relaxation.young)
+    at = relaxation.RELAX_AFTER
+    rho = 0.98                         # Gauss-Seidel's rate; Young's omega 1.75
+    omega = 1.5                        # taken from an early, low reading
+    # SOR's rate with omega below the optimum: the larger root of
+    # lam^2 + (2 (omega - 1) - omega^2 rho) lam + (omega - 1)^2 = 0
+    b = 2 * (omega - 1) - omega ** 2 * rho
+    lam = (-b + np.sqrt(b * b - 4 * (omega - 1) ** 2)) / 2
+    new, since, ref = adapted(0.0, omega, at, 1.0, at + 2 * BLOCK, 0.5, 0.5 * lam ** BLOCK, EPS)
+    assert (since, ref) == (at + 2 * BLOCK, 1.0)
+    assert new == pytest.approx(young(rho), rel=1e-9) and young(rho) < relaxation.OMEGA_MAX
+    # too soon after a change (one block on the new omega): no reading
+    assert adapted(0.0, omega, at, 1.0, at + BLOCK, 0.5, 0.5 * lam ** BLOCK, EPS) == \
+        (omega, at, 1.0)
+    # at the optimum the rate is omega - 1: no change
+    opt = young(rho)
+    assert adapted(0.0, opt, at, 1.0, at + 2 * BLOCK, 0.5, 0.5 * (opt - 1) ** BLOCK, EPS) == \
+        (opt, at, 1.0)
+    # never past OMEGA_MAX
+    assert young(0.9999) == relaxation.OMEGA_MAX
+
+
+def _cycles(w, seconds):
+    """Runs the world; returns (position + velocity cycles per step, stats)."""
+    r = w.run(int(round(seconds / w.settings.h)))
+    st = r.stats
+    vel = st[:, S.T_VEL_CHECKS] / max(len(w.joint_names), 1)
+    return float((st[:, S.T_SWEEPS] + vel).mean()), st
+
+
+def _chain(links, kind, h):
+    def make(relax):
+        w = loops.floating_chain(links, kind, h)
+        w.settings.relaxation = relax
+        return w
+    return make
+
+
+def _tree(scene_path, n):
+    def make(relax):
+        w = load_scene(scene_path(f"tree_{n}.json"))
+        w.settings.solver, w.settings.relaxation = "iterative", relax
+        return w
+    return make
+
+
+def _tree_at(scene_path, n, h):
+    def make(relax):
+        w = _tree(scene_path, n)(relax)
+        w.settings.h = h
+        return w
+    return make
+
+
+@pytest.mark.parametrize("case", ["hinge4 1/60", "hinge4 0.01", "hinge7 1/60", "hinge7 0.01",
+                                  "tree_31 1/30", "tree_31 1/60", "tree_31 0.005"])
+def test_a_slow_loop_needs_far_fewer_cycles_and_still_meets_eps(scene_path, case):
+    """Floating hinge chains and the 31-joint tree, several h: the adapted factor needs at
+    most 60 % of plain Gauss-Seidel's cycles (position and velocity loops)."""
+    name, arg = case.split()
+    h = {"1/30": 1 / 30, "1/60": 1 / 60, "0.01": 0.01, "0.005": 0.005}[arg]
+    make = {"hinge4": lambda: _chain(4, "hinge", h), "hinge7": lambda: _chain(7, "hinge", h),
+            "tree_31": lambda: _tree_at(scene_path, 31, h)}[name]()
+    seconds = 1.0
+    plain, st_plain = _cycles(make(1.0), seconds)
+    adapted, st = _cycles(make(0.0), seconds)
+    assert adapted < 0.6 * plain, (plain, adapted)
+    eps = make(0.0).settings.eps_pos
+    assert (st[:, S.T_RESIDUAL] <= eps * 1.001).all()           # every step met eps
+    assert st[:, S.T_HALVINGS].sum() == 0
+    assert st[:, S.T_BUDGET_HIT].sum() == 0
+
+
+@pytest.mark.parametrize("scene,h", [("slider_crank.json", 1 / 60), ("slider_crank.json", 0.005),
+                                     ("chain8.json", 0.01)])
+def test_closed_loops_keep_plain_gauss_seidel(scene_path, scene, h):
+    """Where the joints close a loop the adapted factor is 1: the same steps, bit for bit,
+    as relaxation = 1 (over-relaxed, the slider crank took 1.3-2x the cycles)."""
+    runs = []
+    for relax in (0.0, 1.0):
+        w = load_scene(scene_path(scene))
+        w.settings.solver, w.settings.h, w.settings.relaxation = "iterative", h, relax
+        w.run(int(round(0.5 / h)))
+        runs.append(w.body_pos.copy())
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_closed_loops_in_the_joint_graph():
+    from impulse.engine.solvers.graph import has_closed_loop
+    from impulse.engine.world import World
+
+    def world(pairs, disabled=()):
+        w = World({"gravity": [0, 0, 0]})
+        for i in range(4):
+            w.add_body({"name": f"b{i}", "shape": {"type": "sphere", "radius": 0.1},
+                        "mass": 1.0, "position": [float(i), 0.0, 0.0]})
+        for k, (a, b) in enumerate(pairs):
+            w.add_joint({"name": f"j{k}", "type": "ball", "bodies": [a, b],
+                         "anchor": [0.5 * k, 0.0, 0.0]})
+        for k in disabled:
+            w.J.enabled[k] = False     # as sleeping switches a joint off
+        return has_closed_loop(w.B, w.J)
+
+    chain = [("world", "b0"), ("b0", "b1"), ("b1", "b2"), ("b2", "b3")]
+    assert not world(chain)                                    # hung at one end
+    assert world(chain + [("b3", "world")])                    # hung at both ends
+    assert not world(chain + [("b3", "world")], disabled=(4,))  # the second one switched off
+    assert world([("b0", "b1"), ("b1", "b2"), ("b2", "b0")])   # a floating ring
+    assert not world([("world", "b0"), ("world", "b1"), ("b1", "b2")])  # two trees
+
+
+def test_tree_63_converges_without_halving(scene_path):
+    """Plain Gauss-Seidel on the 63-joint tree runs into its cycle cap and halves the step
+    (about twice a step); over-relaxed it meets eps in every step."""
+    w = _tree(scene_path, 63)(0.0)
+    _, st = _cycles(w, 0.5)
+    assert st[:, S.T_HALVINGS].sum() == 0
+    assert st[:, S.T_BUDGET_HIT].sum() == 0
+    assert (st[:, S.T_RESIDUAL] <= w.settings.eps_pos * 1.001).all()
+
+
+@pytest.mark.parametrize("h", [1 / 30, 0.01])
+def test_the_over_relaxed_tree_moves_as_the_plain_one(scene_path, h):
+    """Both loops stop within eps_pos = 1e-6 every step; the 31 bodies' paths agree."""
+    make = _tree_at(scene_path, 31, h)
+    a, b = make(1.0), make(0.0)
+    steps = int(round(1.0 / h))
+    a.run(steps)
+    b.run(steps)
+    assert np.abs(a.body_pos - b.body_pos).max() < 1e-4
+    assert np.abs(a.body_vel - b.body_vel).max() < 1e-3
+
+
+def test_a_floating_chain_keeps_its_momentum_and_energy_when_over_relaxed():
+    """No gravity: the joints' impulses are internal, so linear and angular momentum hold
+    to rounding, and the kinetic energy stays as close to its start as the plain loop
+    keeps it."""
+    drift = {}
+    for relax in (1.0, 0.0):
+        w = loops.floating_chain(7, "hinge", 0.01)
+        w.settings.relaxation = relax
+        p0, l0 = w.momentum()
+        e0 = sum(w.energy())
+        r = w.run(100)
+        p1, l1 = w.momentum()
+        assert np.abs(p1 - p0).max() < 1e-9 and np.abs(l1 - l0).max() < 1e-6
+        drift[relax] = np.abs(r.energy - e0).max() / abs(e0)
+    assert drift[0.0] < 2.0 * drift[1.0] + 1e-6
+
+
+def test_a_fixed_factor_from_the_scene_settings(scene_path, tmp_path):
+    """relaxation = 1.5 over-relaxes from the first cycle; out of range is refused."""
+    import json
+
+    from impulse.engine.scene import SceneError
+    scene = json.loads(open(scene_path("slider_crank.json")).read())
+    scene["settings"]["relaxation"] = 1.5
+    p = tmp_path / "crank.json"
+    p.write_text(json.dumps(scene))
+    w = load_scene(str(p))
+    assert w.settings.relaxation == 1.5
+    _, st = _cycles(w, 0.5)
+    assert (st[:, S.T_RESIDUAL] <= w.settings.eps_pos * 1.001).all()
+    scene["settings"]["relaxation"] = 2.5
+    p.write_text(json.dumps(scene))
+    with pytest.raises(SceneError, match="relaxation"):
+        load_scene(str(p))
