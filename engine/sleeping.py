@@ -36,7 +36,8 @@ NO_ISLAND = -1
 
 
 @njit(cache=True)
-def _root(parent, i):
+def root(parent, i):
+    """Union-find: the root of i in `parent` (path halving); also solvers/graph.py's."""
     while parent[i] != i:
         parent[i] = parent[parent[i]]          # path halving
         i = parent[i]
@@ -54,7 +55,7 @@ def find_islands(movable, pairs, labels):
         a, b = pairs[k, 0], pairs[k, 1]
         if a < 0 or b < 0 or not movable[a] or not movable[b]:
             continue
-        ra, rb = _root(parent, a), _root(parent, b)
+        ra, rb = root(parent, a), root(parent, b)
         if ra != rb:
             if ra < rb:
                 parent[rb] = ra
@@ -65,7 +66,7 @@ def find_islands(movable, pairs, labels):
         if not movable[b]:
             labels[b] = NO_ISLAND
             continue
-        r = _root(parent, b)
+        r = root(parent, b)
         if r == b:
             labels[b] = count
             count += 1

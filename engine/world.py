@@ -234,8 +234,9 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         took 1.3-2x the cycles (a closed loop's rows are often redundant, as a planar
         loop's out-of-plane locks; solvers/relaxation.py)."""
         arr = self.settings.to_array(self.h_prev, time)
-        if self.settings.relaxation == 0.0 and self.J.const.kind.shape[0] > 0:
-            k = graph.key(self.B, self.J)
+        s = self.settings
+        if s.relaxation == 0.0 and s.solver == SOLVERS[0] and self.J.const.kind.shape[0] > 0:
+            k = graph.topology(self.B, self.J)
             if k != self._loop_key:
                 self._loop_key, self._loop = k, graph.has_closed_loop(self.B, self.J)
             if self._loop:

@@ -38,12 +38,10 @@ def floating_chain(links, kind, h, solver="iterative"):
     return w
 
 
-def _scene_world(name, h=None):
+def _scene_world(name):
     def make(solver):
         w = load_scene(_scene(f"{name}.json"))
         w.settings.solver = solver
-        if h is not None:
-            w.settings.h = h
         return w
     return make
 
@@ -62,13 +60,14 @@ METHODS = (("iterative", "iterative", 0.0), ("iterative, plain Gauss-Seidel", "i
 
 
 def _run(make, solver, relaxation, seconds):
-    w = make(solver)
-    if relaxation is not None:
-        w.settings.relaxation = relaxation
-    w.run(3)                        # compiled code warm, outside the measurement
-    w = make(solver)
-    if relaxation is not None:
-        w.settings.relaxation = relaxation
+    def world():
+        w = make(solver)
+        if relaxation is not None:
+            w.settings.relaxation = relaxation
+        return w
+
+    world().run(3)                  # compiled code warm, outside the measurement
+    w = world()
     steps = int(round(seconds / w.settings.h))
     t0 = time.process_time()
     r = w.run(steps)

@@ -655,8 +655,8 @@ def limit_and_motor_rows(B, J, j, h, eps, t, s, motor, relax):
         if k > 0.0:
             cap = motor_cap(J, j, h)
             # sized with the row's own k: sized with k_eff (as the velocity row is) the
-            # motor overshoots before the locks answer, and the slider crank's loop halved
-            # 1 400 of 400 steps
+            # motor overshoots before the locks answer: the slider crank's loop halved its
+            # step 1 400 times in 400 steps
             eff = _accumulate(B, J, j, A_MOTOR, -relax * change / k, -cap, cap, ctype, wx, wy,
                               wz, k, h, eps, s)
             corrected = corrected or eff > 0.0

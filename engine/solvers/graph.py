@@ -29,6 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..joints import BALL, P_LIM1, P_LIM2, P_MOTOR
+from ..sleeping import root
 
 LINEAR, TREE = 1, 2  # settings[S_SOLVER] values of the global solvers (0 = iterative)
 
@@ -90,11 +91,16 @@ Work = namedtuple("Work", [
 C_FACTOR_OPS, C_FACTORS, C_SOLVES = 0, 1, 2
 
 
+def topology(B, J):
+    """What the joint graph's shape depends on: which bodies are fixed, the joints' bodies,
+    which joints are on (compare to decide whether has_closed_loop must look again)."""
+    return B.static.tobytes(), J.const.body.tobytes(), J.enabled.tobytes()
+
+
 def key(B, J):
     """What the structure depends on (compare to decide on a rebuild)."""
-    return (B.static.shape[0], J.const.kind.shape[0], B.static.tobytes(), J.const.kind.tobytes(),
-            J.const.body.tobytes(), J.enabled.tobytes(),
-            J.const.param[:, [P_LIM1, P_LIM2, P_MOTOR]].tobytes())
+    return topology(B, J) + (B.static.shape[0], J.const.kind.shape[0], J.const.kind.tobytes(),
+                             J.const.param[:, [P_LIM1, P_LIM2, P_MOTOR]].tobytes())
 
 
 def _classify(B, J):
@@ -266,21 +272,17 @@ def has_closed_loop(B, J):
     every fixed body counting as one node; a joint whose two ends are joined already
     closes one (chain8's second suspension, the slider crank's rod)."""
     static = B.static
-    parent = list(range(static.shape[0] + 1))   # node n: the world and the fixed bodies
+    world = static.shape[0]
+    parent = np.arange(world + 1)
 
     def node(b):
-        return static.shape[0] if b < 0 or static[b] else int(b)
-
-    def root(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        return world if b < 0 or static[b] else int(b)
 
     for j in range(J.const.kind.shape[0]):
         if not J.enabled[j]:
             continue
-        a, b = root(node(J.const.body[j, 0])), root(node(J.const.body[j, 1]))
+        a = root(parent, node(J.const.body[j, 0]))
+        b = root(parent, node(J.const.body[j, 1]))
         if a == b:
             return True
         parent[a] = b
