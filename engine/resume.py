@@ -6,7 +6,8 @@ The next step reads, besides the scene: the time (motor targets), the previous s
 length (spring impulse windows, warm-start scaling), each body's exact centre, rotation
 matrix and velocities (a scene file's position + quaternion do not round-trip to the bit),
 bodies the guard fixed, the springs' force at the previous step, the joints' unwrapped
-angles (a hinge turned past +-pi reads on from them), and the contacts' memory:
+angles (a hinge turned past +-pi reads on from them) and their locks' last impulses (the
+loops' warm start), and the contacts' memory:
 the last detection with its impulses (warm start, matched by feature) and friction anchors
 (which still hold, and where), the detection the
 depth projection made for the next step, and the broadphase's axis and sort order (pairs,
@@ -32,7 +33,7 @@ def capture(world):
           "pos": B.pos.copy(), "rot": B.rot.copy(), "vel": B.vel.copy(),
           "omega": B.omega.copy(), "static": B.static.copy(), "inv_mass": B.inv_mass.copy(),
           "inv_inertia": B.inv_inertia.copy(), "force_prev": world.Sp.force_prev.copy(),
-          "joint_angle": world.J.angle.copy()}
+          "joint_angle": world.J.angle.copy(), "joint_warm": world.J.warm.copy()}
     st.update(world.sleep.capture())
     st.update(_contacts(world))
     return st
@@ -88,6 +89,8 @@ def restore(world, st):
     world.Sp.force_prev[:] = st["force_prev"]
     if "joint_angle" in st and st["joint_angle"].shape == world.J.angle.shape:
         world.J.angle[:] = st["joint_angle"]
+    if "joint_warm" in st and st["joint_warm"].shape == world.J.warm.shape:
+        world.J.warm[:] = st["joint_warm"]
     c = world.collision
     c.tables()
     c._pending = None
@@ -136,7 +139,8 @@ def to_document(world):
     if world.joint_models:   # exact anchors and frames (the scene's local ones round)
         doc["joints"] = {j.name: {"anchors": world.J.const.anchor[i].ravel().tolist(),
                                   "frames": world.J.const.frame[i].ravel().tolist(),
-                                  "angles": st["joint_angle"][i].tolist()}
+                                  "angles": st["joint_angle"][i].tolist(),
+                                  "warm": st["joint_warm"][i].tolist()}
                          for i, j in enumerate(world.joint_models)}
     if world.spring_models:
         doc["springs"] = {s.name: {"force_prev": st["force_prev"][i].tolist(),
@@ -181,6 +185,8 @@ def from_document(world, doc, where="$.state"):
             _exact(world.J.const.frame[i], joints[j.name]["frames"], always=j.kind == "ball")
             if "angles" in joints[j.name]:      # turned past +-pi: on their branch
                 st["joint_angle"][i] = np.asarray(joints[j.name]["angles"], dtype=np.float64)
+            if "warm" in joints[j.name]:        # the loops' warm start (joints/warm_start.py)
+                st["joint_warm"][i] = np.asarray(joints[j.name]["warm"], dtype=np.float64)
     springs = doc.get("springs", {})
     for i, s in enumerate(world.spring_models):
         if s.name in springs:

@@ -4,6 +4,7 @@ Unknown keys are errors everywhere (additionalProperties: false). Every physical
 has bounds (README "Limits", like MuJoCo's documented limits): beyond them the engine's
 double-precision arithmetic, its tolerances or its step would not mean anything.
 """
+from .joints import W_SIZE
 from .shape_kinds import KIND_NAMES, SIZE_KEYS
 
 VERSION = 1
@@ -250,6 +251,7 @@ SETTINGS = {
         "sleep_speed": _num(0, SPEED),
         "extrapolate": {"type": "boolean"},
         "relaxation": _num(0, 1.95),
+        "warm_start": {"type": "boolean"},
     },
     "additionalProperties": False,
 }
@@ -272,7 +274,8 @@ STATE = {   # exact resume (engine/resume.py): written by saves, never needed by
         "joints": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["anchors", "frames"],
             "properties": {"anchors": _vec(6, _coord), "frames": _vec(18, _num(-2, 2)),
-                           "angles": _vec(2, _num(-1e9, 1e9))},
+                           "angles": _vec(2, _num(-1e9, 1e9)),
+                           "warm": _vec(W_SIZE, _num(-1e30, 1e30))},
             "additionalProperties": False}},
         "springs": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["force_prev", "anchors"],

@@ -68,6 +68,9 @@ class Settings:
     relaxation: float = 0.0                # iterative loops: joint corrections times this
                                            # factor; 0 = adapted to a slow loop, 1 = plain
                                            # Gauss-Seidel (solvers/relaxation.py)
+    warm_start: bool = True                # iterative velocity stage: the joints' last
+                                           # correction as the first guess
+                                           # (joints/warm_start.py)
 
     def to_array(self, h_prev, time=0.0):
         a = np.zeros(S.S_SIZE)
@@ -92,6 +95,7 @@ class Settings:
         a[S.S_CONTACT_TOL] = self.contact_tolerance
         a[S.S_TOI] = 1.0
         a[S.S_RELAX] = self.relaxation
+        a[S.S_WARM] = 1.0 if self.warm_start else 0.0
         a[S.S_SPRING_SYNC] = 1.0 if self.extrapolate and self.spring_mode == "approximate" \
             else 0.0
         return a

@@ -64,6 +64,8 @@ Joints = namedtuple("Joints", [
     "angle",     # (m,2) the free angles (about x_A; the universal's about y_B) at the end of
                  # the last step, unwrapped: angles are read on the branch nearest these, so
                  # a joint turns on past +-pi (joints/generic.unwrapped) [rad]
+    "warm",      # (m,W_SIZE) the locks' corrections of the last step's velocity stage,
+                 # and the step length (joints/warm_start.py)
     # switch, set between steps: on, or off while every end sleeps or is fixed (sleeping.py)
     "enabled",   # (m,) bool
     # input of the next step
@@ -116,7 +118,7 @@ ROLES = {
                "derived": ("inertia_w", "inv_inertia_w", "pred_pos", "pred_series",
                            "pred_rot", "pred_ok")},
     "Joints": {"model": ("kind", "body", "anchor", "frame", "param", "seq"),
-               "state": ("angle",),
+               "state": ("angle", "warm"),
                "input": ("effort",),
                "switch": ("enabled",),
                "derived": ("arm", "kinv", "err", "acc")},
@@ -261,7 +263,7 @@ WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
     S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_CYCLES, S_CONTACT_TOL, \
-    S_TOI, S_SPRING_SYNC, S_RELAX, S_SIZE = range(24)
+    S_TOI, S_SPRING_SYNC, S_RELAX, S_WARM, S_SIZE = range(25)
 # The settings array is read-only in a step: the step kernel works on its own copy (where
 # the cut at a collision time shortens S_H, a tall stack raises S_CONTACT_CYCLES and the
 # sub-steps advance S_TIME and S_H_PREV) and reports its clock in a K_* array.
@@ -273,6 +275,8 @@ S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
 # S_RELAX: the iterative loops' over-relaxation of the joints' corrections: 0 adapts it to a
 # slow loop, 1 is plain Gauss-Seidel, else that factor from the first cycle
 # (solvers/relaxation.py).
+# S_WARM: 1 where the iterative velocity stage starts with the joints' corrections of the
+# last step (joints/warm_start.py).
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # The step's clock, written by the step kernel: K_H_TAKEN the time it took (less than S_H
@@ -312,13 +316,14 @@ def empty_bodies(n, order):
 
 
 def empty_joints(m, seq_rows=0):
-    from .joints import A_SIZE, P_SIZE
+    from .joints import A_SIZE, P_SIZE, W_SIZE
     const = JointConstants(
         kind=np.zeros(m, dtype=np.int64), body=np.zeros((m, 2), dtype=np.int64),
         anchor=np.zeros((m, 2, 3)), frame=np.tile(np.eye(3), (m, 2, 1, 1)),
         param=np.zeros((m, P_SIZE)), seq=np.zeros((seq_rows, 2)))
     return Joints(
-        angle=np.zeros((m, 2)), enabled=np.ones(m, dtype=np.bool_), effort=np.zeros(m),
+        angle=np.zeros((m, 2)), warm=np.zeros((m, W_SIZE)),
+        enabled=np.ones(m, dtype=np.bool_), effort=np.zeros(m),
         arm=np.zeros((m, 2, 3)), kinv=np.zeros((m, 3, 3)), err=np.zeros(m),
         acc=np.zeros((m, A_SIZE)), const=const)
 

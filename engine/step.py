@@ -33,7 +33,7 @@ from .contacts import friction as contact_friction
 from .contacts import rows as contact_rows
 from .contacts import solve as contacts
 from .jitopts import NO_REFCOUNT
-from .joints import BALL, generic, spring
+from .joints import BALL, generic, spring, warm_start
 from .loads import kick
 from .solvers import rounds
 from .solvers.iterative import (
@@ -65,6 +65,7 @@ from .state import (
     S_TIME,
     S_TOI,
     S_VEL_CORR,
+    S_WARM,
     T_ADVANCE_NS,
     T_CAP_HIT,
     T_CHECKS,
@@ -247,6 +248,7 @@ def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadli
         contacts.warm_start(B, C, True, hs / h)
         warm = True
     solver = int(settings[S_SOLVER])
+    warm_start.begin(B, J, hs, solver == 0 and settings[S_WARM] != 0.0, scratch_rows)
     if solver == 0:
         velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
     else:

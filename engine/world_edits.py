@@ -530,6 +530,7 @@ class LiveEdits:
             self.joint_models[i] = model
             if any(k in changes for k in JOINT_GEOMETRY_KEYS + ("bodies", "type")):
                 self.J.angle[i] = 0.0        # new geometry: its angles read afresh
+            self.J.warm[i] = 0.0             # its locks' impulses start afresh
             store_angles_now(self.B, self.J)
 
     def _world_point(self, b, local):

@@ -18,7 +18,9 @@ scenes' sums by 3e-5 to 2e-2; this file's last update moved wall_car's by 0.17. 
 newtons_cradle jumps by 2.5e-6 with nudges of +-2e-15 and 3e-15 (not +-1e-15), at some
 discontinuity of its collision rounds, before and after that update; since the iterative
 loop's hinge visits read a linearised look-ahead (2026-11-29, issue 22) the jump is 4.0e-6 at
--1e-15 and -2e-15 (1e-14 at the others), so it gets LOOSER too.
+-1e-15 and -2e-15 (1e-14 at the others), so it gets LOOSER too; with the velocity stage's
+warm start (the last step's correction carried into the next, joints/warm_start.py) the
+jump is 6.0e-6 at -1e-15 and +-2e-15 (2e-14 at the others), hence 3e-5.
 
 Updating on purpose, with the reason recorded in the file:
     IMPULSE_GOLDEN_REASON="why the results change" python -m pytest tests/test_golden_digests.py
@@ -38,7 +40,7 @@ STEPS = 30
 FEWER = {"funnel_1000": 8, "wall_car": 10, "tree_255": 10}
 HEAVY = ("funnel_1000", "wall_car", "tree_255", "tree_127", "pyramid", "chain_drape")
 ATOL = 1e-7
-LOOSER = {"wall_car": 2e-6, "newtons_cradle": 2e-5}
+LOOSER = {"wall_car": 2e-6, "newtons_cradle": 3e-5}
 
 
 def atol(name):

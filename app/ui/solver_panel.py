@@ -56,6 +56,12 @@ def draw_solver_panel(app) -> None:
             changes["relaxation"] = min(max(v, 0.0), 1.95)
         W.help_marker("iterative solver: joint corrections times this factor; 0 = adapted to "
                       "a slow loop (closed loops, trees), 1 = plain Gauss-Seidel")
+        commit, v = W.checkbox("warm start", s.warm_start)
+        W.record_rect("solver.warm_start")
+        if commit:
+            changes["warm_start"] = v
+        W.help_marker("iterative solver: each step's loops start from the joints' lock "
+                      "impulses of the last step (off: from none, as the report)")
         commit, v = W.checkbox("extrapolate", s.extrapolate)
         W.record_rect("solver.extrapolate")
         if commit:

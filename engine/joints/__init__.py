@@ -40,3 +40,8 @@ MOTOR_NONE, MOTOR_VELOCITY, MOTOR_POSITION = range(3)
 A_LO1, A_HI1, A_LO2, A_HI2, A_MOTOR, A_VLO1, A_VHI1, A_VLO2, A_VHI2, A_SERVO_MODE, A_SAT, \
     A_BOUND, A_VMOTOR, A_RATE_GOAL, A_GOAL, A_KEFF, A_H, A_SIZE = range(18)
 SERVO_UNDECIDED, SERVO_DEADBEAT, SERVO_PROFILE = 0.0, 1.0, 2.0
+
+# Joints.warm: what the locks' corrections asked of the joint in the last step's velocity
+# stage (joints/warm_start.py): the change of the relative velocity along the translation
+# rows and along the rotation rows, as world vectors, and the step length (0: none yet)
+W_T, W_R, W_H, W_SIZE = 0, 3, 6, 7

@@ -44,6 +44,7 @@ from ..impulses import (
     turn_terms,
     velocity_at,
 )
+from . import W_T
 
 
 @njit(cache=True, inline='always')
@@ -151,7 +152,7 @@ def correct_position_linear(j, body, arm, kinv, h, eps, static, inv_mass, vel, o
 
 @njit(cache=True, inline='always')
 def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_inertia_w,
-                     pred_ok, relax):
+                     pred_ok, relax, warm):
     """One P-step 4 visit at t + h: returns (error before, corrected?)."""
     dx, dy, dz = relative_velocity(j, body, arm, static, vel, omega)
     err = np.sqrt(dx * dx + dy * dy + dz * dz)
@@ -159,6 +160,9 @@ def correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega, inv_
         return err, False
     apply_relative(j, body, arm, kinv, static, inv_mass, vel, omega, inv_inertia_w, pred_ok,
                    dx * relax, dy * relax, dz * relax)
+    warm[j, W_T] += dx * relax          # the stage's sum (joints/warm_start.py)
+    warm[j, W_T + 1] += dy * relax
+    warm[j, W_T + 2] += dz * relax
     return err, True
 
 

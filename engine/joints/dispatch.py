@@ -44,10 +44,11 @@ def correct_position_linear(kind, j, body, arm, kinv, h, eps, static, inv_mass, 
 
 @njit(cache=True, inline='always')
 def correct_velocity(kind, j, body, arm, kinv, eps, static, inv_mass, vel, omega,
-                     inv_inertia_w, pred_ok, relax):
+                     inv_inertia_w, pred_ok, relax, warm):
+    """warm: Joints.warm, the velocity stage's sums (joints/warm_start.py)."""
     if kind[j] == BALL:
         return ball.correct_velocity(j, body, arm, kinv, eps, static, inv_mass, vel, omega,
-                                     inv_inertia_w, pred_ok, relax)
+                                     inv_inertia_w, pred_ok, relax, warm)
     return 0.0, False
 
 

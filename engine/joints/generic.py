@@ -3,17 +3,17 @@ motors and springs on the free coordinates. Every joint kind but the ball is one
 
 Translational rows (basic constraints point / line / plane): with a', b' the look-ahead
 anchor points and x_i the predicted axes of A's joint frame for the locked bits,
-    C_i = x_i . (b' - a'),   K = K_A(r_a) + K_B(r_b),   K_red = P K P^T  (P rows = x_i),
-    p = P^T K_red^-1 C / h  (+p on A, -p on B).
+    C_i = x_i . (b' - a'),  the impulse p = sum m_i x_i at the arms (+p on A, -p on B).
 With all three locked this is the ball joint; with some free the impulse acts on A at the
 place of B's anchor (r_a = b - s_A), the point of the line/plane closest to it.
-Rotational rows (method-notes.md), F_A', F_B' the predicted joint frames, L = A_A + A_B:
-  3 locked (orientation fixed): delta = rotation vector of F_B' F_A'^T, l = L^-1 delta / h;
+Rotational rows (method-notes.md), F_A', F_B' the predicted joint frames:
+  3 locked (orientation fixed): delta = rotation vector of F_B' F_A'^T, rows e_1..e_3;
   2 locked, free axis k (common axis): delta = angle(a_A', a_B') unit(a_A' x a_B') with
-     a = F e_k, projected on the two other axes P of A: l = P^T (P L P^T)^-1 P delta / h;
+     a = F e_k, rows: the two other axes of A;
   1 locked k, free i, j (universal): A's axis u = F_A e_i and B's axis v = F_B e_j stay
-     perpendicular: err = angle(u, v) - pi/2 = -asin(u.v), w = unit(u x v),
-     l = w err / (h w^T L w).
+     perpendicular: err = angle(u, v) - pi/2 = -asin(u.v), row w = unit(u x v);
+  the impulse l = sum m_i w_i (+l on A, -l on B).
+All locked rows are solved together, K m = C / h with K = G M^-1 G^T of the rows (lock_rows).
 Velocity rows (P-step 4) use the same directions with the relative velocities at t + h.
 The locks' and the motor row's corrections are scaled by the loop's over-relaxation factor
 `relax` (1 in Gauss-Seidel; solvers/relaxation.py; the motor's accumulated impulse is still
@@ -83,6 +83,8 @@ from . import (
     SERVO_DEADBEAT,
     SERVO_PROFILE,
     SERVO_UNDECIDED,
+    W_R,
+    W_T,
 )
 from .rows import (
     angular_mass,
@@ -93,7 +95,6 @@ from .rows import (
     push_angular,
     push_linear,
     quad,
-    solve3,
 )
 
 # ---- points and arms ----------------------------------------------------------------------
@@ -155,54 +156,6 @@ def _locked_axes(B, J, j, mask, ahead, axes):
     return n
 
 
-@njit(cache=True, inline='always', **NO_REFCOUNT)
-def _reduce(m, axes, n, out):
-    """out[:n,:n] = P m P^T for the n rows of P = axes."""
-    for r in range(n):
-        for c in range(n):
-            out[r, c] = quad(m, axes[r, 0], axes[r, 1], axes[r, 2], axes[c, 0], axes[c, 1],
-                             axes[c, 2])
-
-
-# ---- translational rows ---------------------------------------------------------------------
-
-@njit(cache=True, inline='always', **NO_REFCOUNT)
-def translation_rows(B, J, j, h, eps, velocity, s, relax):
-    """Position (look-ahead) or velocity visit of the translational locks. s: scratch
-    (6,3,3). Returns (error, corrected)."""
-    mask = int(J.const.param[j, P_TLOCK])
-    if mask == 0:
-        return 0.0, False
-    axes, k, kr = s[0], s[1], s[2]
-    arm_a, arm_b = s[3, 0], s[3, 1]
-    n = _locked_axes(B, J, j, mask, not velocity, axes)
-    _arms(B, J, j, mask == 7, arm_a, arm_b)
-    if velocity:
-        ua = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 0], arm_a[0], arm_a[1], arm_a[2])
-        ub = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 1], arm_b[0], arm_b[1], arm_b[2])
-        dx, dy, dz = ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]
-        scale = relax
-    else:
-        ax, ay, az = _point(B, J, j, 0, True)
-        bx, by, bz = _point(B, J, j, 1, True)
-        dx, dy, dz = bx - ax, by - ay, bz - az
-        scale = relax / h
-    e0 = dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz)
-    e1 = dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0
-    e2 = dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
-    err = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
-    if (velocity and err <= eps) or (not velocity and err < eps):
-        return err, False
-    _k_matrix(B, J, j, arm_a, arm_b, k)
-    _reduce(k, axes, n, kr)
-    m0, m1, m2 = solve3(kr, n, e0 * scale, e1 * scale, e2 * scale)
-    px = m0 * axes[0, 0] + (m1 * axes[1, 0] if n > 1 else 0.0) + (m2 * axes[2, 0] if n > 2 else 0.0)
-    py = m0 * axes[0, 1] + (m1 * axes[1, 1] if n > 1 else 0.0) + (m2 * axes[2, 1] if n > 2 else 0.0)
-    pz = m0 * axes[0, 2] + (m1 * axes[1, 2] if n > 1 else 0.0) + (m2 * axes[2, 2] if n > 2 else 0.0)
-    push_linear(B, J, j, arm_a, arm_b, px, py, pz)
-    return err, True
-
-
 # ---- rotational rows ------------------------------------------------------------------------
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -261,41 +214,43 @@ def _rotation_error(B, J, j, mask, ahead, axes):
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def rotation_rows_of(B, J, j, mask, ahead, axes):
+    """The rotational locks' rows (as _rotation_error's, without the error) into axes[:n];
+    returns n."""
+    if mask == 7:
+        for r in range(3):
+            for c in range(3):
+                axes[r, c] = 1.0 if r == c else 0.0
+        return 3
+    if mask == 0:
+        return 0
+    locked = (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)
+    if locked == 2:
+        k = 0 if not mask & 1 else (1 if not mask & 2 else 2)   # the free axis
+        return _locked_axes(B, J, j, 7 & ~(1 << k), ahead, axes)
+    k = 0 if mask & 1 else (1 if mask & 2 else 2)
+    ux, uy, uz = axis_at(B, J, j, 0, (k + 1) % 3, ahead)
+    vx, vy, vz = axis_at(B, J, j, 1, (k + 2) % 3, ahead)
+    wx, wy, wz = cross(ux, uy, uz, vx, vy, vz)
+    wn = np.sqrt(wx * wx + wy * wy + wz * wz)
+    axes[0, 0], axes[0, 1], axes[0, 2] = wx / wn, wy / wn, wz / wn
+    return 1
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def rotation_row_errors(B, J, j, mask, velocity, axes):
     """(n, e0, e1, e2) of the rotational locks, rows in axes[:n]: the look-ahead error
     (position stage), or the same rows with the relative angular velocity w_B - w_A at
     t + h (velocity stage)."""
-    n, e0, e1, e2 = _rotation_error(B, J, j, mask, not velocity, axes)
     if not velocity:
-        return n, e0, e1, e2
+        return _rotation_error(B, J, j, mask, True, axes)
+    n = rotation_rows_of(B, J, j, mask, False, axes)
     wa = angular_velocity_of(B, J.const.body[j, 0])
     wb = angular_velocity_of(B, J.const.body[j, 1])
     dx, dy, dz = wb[0] - wa[0], wb[1] - wa[1], wb[2] - wa[2]
     return n, dot(axes[0, 0], axes[0, 1], axes[0, 2], dx, dy, dz), \
         dot(axes[1, 0], axes[1, 1], axes[1, 2], dx, dy, dz) if n > 1 else 0.0, \
         dot(axes[2, 0], axes[2, 1], axes[2, 2], dx, dy, dz) if n > 2 else 0.0
-
-
-@njit(cache=True, inline='always', **NO_REFCOUNT)
-def rotation_rows(B, J, j, h, eps, velocity, s, relax):
-    """Position (look-ahead) or velocity visit of the rotational locks."""
-    mask = int(J.const.param[j, P_RLOCK])
-    if mask == 0:
-        return 0.0, False
-    axes, lm, lr = s[0], s[1], s[2]
-    n, e0, e1, e2 = rotation_row_errors(B, J, j, mask, velocity, axes)
-    scale = relax if velocity else relax / h
-    err = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
-    if (velocity and err <= eps) or (not velocity and err < eps):
-        return err, False
-    angular_mass(B, J, j, lm)
-    _reduce(lm, axes, n, lr)
-    m0, m1, m2 = solve3(lr, n, e0 * scale, e1 * scale, e2 * scale)
-    lx = m0 * axes[0, 0] + (m1 * axes[1, 0] if n > 1 else 0.0) + (m2 * axes[2, 0] if n > 2 else 0.0)
-    ly = m0 * axes[0, 1] + (m1 * axes[1, 1] if n > 1 else 0.0) + (m2 * axes[2, 1] if n > 2 else 0.0)
-    lz = m0 * axes[0, 2] + (m1 * axes[1, 2] if n > 1 else 0.0) + (m2 * axes[2, 2] if n > 2 else 0.0)
-    push_angular(B, J, j, lx, ly, lz)
-    return err, True
 
 
 # ---- free coordinates, limits, motors, springs ------------------------------------------------
@@ -424,7 +379,7 @@ def _limit(J, j, which):
         J.const.param[j, P_HI1 if which == 0 else P_HI2]
 
 
-# ---- the motor row's effective mass ------------------------------------------------------
+# ---- K of the locked rows, and the motor row's effective mass ----------------------------
 # K of the joint's locked rows and its motor row m together, K = G M^-1 G^T over both bodies
 # (G: the rows' Jacobians; a linear row x at the arms r_a, r_b is -[x, r_a x x] on A and
 # [x, r_b x x] on B, an angular row w is -[0, w] on A and [0, w] on B). The coordinate's
@@ -516,6 +471,192 @@ def effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s):
     a = _kat(m, m)
     keff = s[a[0], a[1], a[2]]
     return keff if 0.0 < keff <= k * (1.0 + 1e-9) else k
+
+
+# ---- the locks together --------------------------------------------------------------------
+# One visit solves all the joint's locked rows at once, as the ball joint does its three.
+# With the rows' Jacobians G (above: a translation x is -[x, r_a x x] on A and [x, r_b x x]
+# on B, a rotation w is -[0, w] on A and [0, w] on B), K = G M^-1 G^T in 3 x 3 blocks,
+#     K = [[T, C], [C^T, R]],  T_ik = sum 1/m x_i.x_k + u_i^T I^-1 u_k  (u = r x x),
+#                              C_ik = sum u_i^T I^-1 w_k,  R_ik = sum w_i^T I^-1 w_k,
+# summed over the joint's moving bodies (the signs cancel in each product); rows a joint
+# leaves free are padded with T_ii = 1 (or R_ii = 1) and error 0. With e the rows' errors
+# (the look-ahead's / h in the position stage, the relative velocities in P-step 4) it
+# solves K m = relax e by the Schur complement:
+#     X = T^-1 C,  (R - C^T X) m_r = e_r - X^T e_t,  m_t = T^-1 e_t - X m_r,
+# and applies p = sum m_t,i x_i at the arms and l = sum m_r,i w_i (+ on A, - on B).
+# Solved part by part (the translations, then the rotations), each undoes the other through
+# the arms: a pin off a lever's centre turns the lever, the rotational locks turn it back.
+# The slider crank's loops took 30 + 46 cycles a step so, 18 + 26 with the parts together.
+
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def _inverse3(m, out):
+    """out = m^-1 for a symmetric positive semi-definite 3 x 3 m; zeros where m is
+    singular (its rows depend on each other: nothing is solved)."""
+    c00 = m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]
+    c01 = m[1, 2] * m[2, 0] - m[1, 0] * m[2, 2]
+    c02 = m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0]
+    det = m[0, 0] * c00 + m[0, 1] * c01 + m[0, 2] * c02
+    # det / (m00 m11 m22) in [0, 1] for such a matrix (Hadamard): how far its rows are from
+    # depending on each other, whatever their scales (a planar joint's row across a long
+    # arm has k ~ 1e6 beside a padded 1)
+    if not det > 1e-12 * m[0, 0] * m[1, 1] * m[2, 2]:
+        for r in range(3):
+            for c in range(3):
+                out[r, c] = 0.0
+        return
+    f = 1.0 / det
+    out[0, 0] = c00 * f
+    out[0, 1] = out[1, 0] = c01 * f
+    out[0, 2] = out[2, 0] = c02 * f
+    out[1, 1] = (m[0, 0] * m[2, 2] - m[0, 2] * m[2, 0]) * f
+    out[1, 2] = out[2, 1] = (m[0, 2] * m[1, 0] - m[0, 0] * m[1, 2]) * f
+    out[2, 2] = (m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]) * f
+
+
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def _lock_blocks(B, J, j, s, nt, nr):
+    """T, C, R (above) into s[6], s[7], s[8] from the translation rows s[0][:nt] (arms s[3])
+    and the rotation rows s[2][:nr]; per moving body, u = r x x into s[4] and I^-1 u,
+    I^-1 w into s[9], s[10]."""
+    for r in range(3):
+        for c in range(3):
+            s[6, r, c] = 1.0 if (r == c and r >= nt) else 0.0
+            s[7, r, c] = 0.0
+            s[8, r, c] = 1.0 if (r == c and r >= nr) else 0.0
+    u, iu, iw = s[4], s[9], s[10]
+    for side in range(2):
+        b = J.const.body[j, side]
+        if b < 0 or not dynamic(B.static, b):
+            continue
+        im = B.inv_mass[b]
+        m = B.inv_inertia_w[b]
+        for r in range(nt):
+            x, y, z = cross(s[3, side, 0], s[3, side, 1], s[3, side, 2], s[0, r, 0],
+                            s[0, r, 1], s[0, r, 2])
+            u[r, 0], u[r, 1], u[r, 2] = x, y, z
+            for i in range(3):
+                iu[r, i] = m[i, 0] * x + m[i, 1] * y + m[i, 2] * z
+        for r in range(nr):
+            for i in range(3):
+                iw[r, i] = m[i, 0] * s[2, r, 0] + m[i, 1] * s[2, r, 1] + m[i, 2] * s[2, r, 2]
+        for r in range(nt):
+            for c in range(r, nt):
+                s[6, r, c] += im * dot(s[0, r, 0], s[0, r, 1], s[0, r, 2], s[0, c, 0],
+                                       s[0, c, 1], s[0, c, 2]) \
+                    + dot(iu[r, 0], iu[r, 1], iu[r, 2], u[c, 0], u[c, 1], u[c, 2])
+            for c in range(nr):
+                s[7, r, c] += dot(iu[r, 0], iu[r, 1], iu[r, 2], s[2, c, 0], s[2, c, 1],
+                                  s[2, c, 2])
+        for r in range(nr):
+            for c in range(r, nr):
+                s[8, r, c] += dot(iw[r, 0], iw[r, 1], iw[r, 2], s[2, c, 0], s[2, c, 1],
+                                  s[2, c, 2])
+    for r in range(3):
+        for c in range(r + 1, 3):
+            s[6, c, r] = s[6, r, c]
+            s[8, c, r] = s[8, r, c]
+
+
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def _solve_locks(s, t0, t1, t2, r0, r1, r2):
+    """m_t, m_r of K m = (e_t, e_r) by the Schur complement (above), from the blocks in
+    s[6..8]; s[9..11] scratch. Returns (m_t0, m_t1, m_t2, m_r0, m_r1, m_r2)."""
+    ti, x, si = s[9], s[10], s[11]
+    _inverse3(s[6], ti)
+    for r in range(3):              # X = T^-1 C
+        for c in range(3):
+            x[r, c] = ti[r, 0] * s[7, 0, c] + ti[r, 1] * s[7, 1, c] + ti[r, 2] * s[7, 2, c]
+    for r in range(3):              # R - C^T X, into si's place first
+        for c in range(3):
+            si[r, c] = s[8, r, c] - (s[7, 0, r] * x[0, c] + s[7, 1, r] * x[1, c]
+                                     + s[7, 2, r] * x[2, c])
+    y0 = ti[0, 0] * t0 + ti[0, 1] * t1 + ti[0, 2] * t2       # T^-1 e_t
+    y1 = ti[1, 0] * t0 + ti[1, 1] * t1 + ti[1, 2] * t2
+    y2 = ti[2, 0] * t0 + ti[2, 1] * t1 + ti[2, 2] * t2
+    q0 = r0 - (s[7, 0, 0] * y0 + s[7, 1, 0] * y1 + s[7, 2, 0] * y2)    # e_r - C^T T^-1 e_t
+    q1 = r1 - (s[7, 0, 1] * y0 + s[7, 1, 1] * y1 + s[7, 2, 1] * y2)
+    q2 = r2 - (s[7, 0, 2] * y0 + s[7, 1, 2] * y1 + s[7, 2, 2] * y2)
+    _inverse3(si, s[8])             # (R - C^T X)^-1 (R is no longer needed)
+    sv = s[8]
+    m3 = sv[0, 0] * q0 + sv[0, 1] * q1 + sv[0, 2] * q2
+    m4 = sv[1, 0] * q0 + sv[1, 1] * q1 + sv[1, 2] * q2
+    m5 = sv[2, 0] * q0 + sv[2, 1] * q1 + sv[2, 2] * q2
+    return (y0 - (x[0, 0] * m3 + x[0, 1] * m4 + x[0, 2] * m5),
+            y1 - (x[1, 0] * m3 + x[1, 1] * m4 + x[1, 2] * m5),
+            y2 - (x[2, 0] * m3 + x[2, 1] * m4 + x[2, 2] * m5), m3, m4, m5)
+
+
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def push_locks(B, J, j, s, nt, nr, t0, t1, t2, r0, r1, r2):
+    """Apply the impulses that change the relative velocity along the nt translation rows
+    (s[0], arms s[3]) by -t and along the nr rotation rows (s[2]) by -r: K m = (t, r),
+    p = sum m_i x_i at the arms, l = sum m_i w_i (+ on A, - on B)."""
+    _lock_blocks(B, J, j, s, nt, nr)
+    m0, m1, m2, m3, m4, m5 = _solve_locks(s, t0, t1, t2, r0, r1, r2)
+    px = py = pz = lx = ly = lz = 0.0
+    for r in range(nt):             # (rows past nt, nr are not set: m is 0 there)
+        m = m0 if r == 0 else (m1 if r == 1 else m2)
+        px += m * s[0, r, 0]
+        py += m * s[0, r, 1]
+        pz += m * s[0, r, 2]
+    for r in range(nr):
+        m = m3 if r == 0 else (m4 if r == 1 else m5)
+        lx += m * s[2, r, 0]
+        ly += m * s[2, r, 1]
+        lz += m * s[2, r, 2]
+    if nt > 0:
+        push_linear(B, J, j, s[3, 0], s[3, 1], px, py, pz)
+    if nr > 0:
+        push_angular(B, J, j, lx, ly, lz)
+
+
+@njit(cache=True, inline='always', **NO_REFCOUNT)
+def lock_rows(B, J, j, h, eps, velocity, s, relax):
+    """Position (look-ahead) or velocity visit of all the joint's locks together (above).
+    s: scratch (12, 3, 3): translation rows s[0], rotation rows s[2], arms s[3], the blocks
+    and the solve s[4..11].
+    Returns (error, corrected)."""
+    tmask = int(J.const.param[j, P_TLOCK])
+    rmask = int(J.const.param[j, P_RLOCK])
+    nt = 0
+    t0 = t1 = t2 = 0.0
+    if tmask != 0:
+        nt = _locked_axes(B, J, j, tmask, not velocity, s[0])
+        _arms(B, J, j, tmask == 7, s[3, 0], s[3, 1])
+        if velocity:
+            ua = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 0], s[3, 0, 0],
+                             s[3, 0, 1], s[3, 0, 2])
+            ub = velocity_at(B.static, B.vel, B.omega, J.const.body[j, 1], s[3, 1, 0],
+                             s[3, 1, 1], s[3, 1, 2])
+            dx, dy, dz = ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]
+        else:
+            ax, ay, az = _point(B, J, j, 0, True)
+            bx, by, bz = _point(B, J, j, 1, True)
+            dx, dy, dz = bx - ax, by - ay, bz - az
+        t0 = dot(s[0, 0, 0], s[0, 0, 1], s[0, 0, 2], dx, dy, dz)
+        t1 = dot(s[0, 1, 0], s[0, 1, 1], s[0, 1, 2], dx, dy, dz) if nt > 1 else 0.0
+        t2 = dot(s[0, 2, 0], s[0, 2, 1], s[0, 2, 2], dx, dy, dz) if nt > 2 else 0.0
+    nr = 0
+    r0 = r1 = r2 = 0.0
+    if rmask != 0:
+        nr, r0, r1, r2 = rotation_row_errors(B, J, j, rmask, velocity, s[2])
+    err = max(np.sqrt(t0 * t0 + t1 * t1 + t2 * t2), np.sqrt(r0 * r0 + r1 * r1 + r2 * r2))
+    if (velocity and err <= eps) or (not velocity and err < eps):
+        return err, False
+    scale = relax if velocity else relax / h
+    push_locks(B, J, j, s, nt, nr, t0 * scale, t1 * scale, t2 * scale, r0 * scale, r1 * scale,
+               r2 * scale)
+    if velocity:    # the stage's sums (joints/warm_start.py): the rows' corrections
+        for r in range(nt):
+            e = scale * (t0 if r == 0 else (t1 if r == 1 else t2))
+            for i in range(3):
+                J.warm[j, W_T + i] += e * s[0, r, i]
+        for r in range(nr):
+            e = scale * (r0 if r == 0 else (r1 if r == 1 else r2))
+            for i in range(3):
+                J.warm[j, W_R + i] += e * s[2, r, i]
+    return err, True
 
 
 @njit(cache=True, inline='always', **NO_REFCOUNT)
@@ -787,19 +928,26 @@ def _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear):
 
 @njit(cache=True, **NO_REFCOUNT)
 def correct_position(B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, s, base, linear,
-                     relax):
-    """P-steps 1-2 for all rows of joint j, one part after the other (each part sees the
-    look-ahead after the previous part's impulse), on the exact look-ahead, or with `linear`
+                     relax, velocity_motor):
+    """P-steps 1-2 for all rows of joint j: the locks together (lock_rows), then -- on the
+    look-ahead after their impulse -- the limits and the motor, on the exact look-ahead, or
+    with `linear`
     on the linearised one from each body's base (the iterative loop, which takes the exact
-    one before it stops; impulses.look_ahead_linear); relax scales the locks' corrections.
+    one before it stops; impulses.look_ahead_linear); relax scales the locks' corrections;
+    a velocity motor's row takes part only while `velocity_motor` (the iterative loop's
+    first contact_cycles cycles: against a closed loop it converges slowly, and a velocity
+    motor is no constraint -- the slider crank took 106 cycles a step with it to the end,
+    30 without; a servo's row, which holds a position, takes part throughout).
     Returns (largest error, corrected?, a linearised look-ahead used?)."""
     u1 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
-    e1, c1 = translation_rows(B, J, j, h, eps, False, s, relax)
+    e1, c1 = lock_rows(B, J, j, h, eps, False, s, relax)
+    mode = int(J.const.param[j, P_MOTOR])
+    if J.const.param[j, P_LIM1] == 0.0 and J.const.param[j, P_LIM2] == 0.0 and mode == 0:
+        return e1, c1, u1           # no limit or motor rows
     u2 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
-    e2, c2 = rotation_rows(B, J, j, h, eps, False, s, relax)
-    u3 = _fresh(B, J, j, h, order, gravity, scratch_a, scratch_x, base, linear)
-    e3, c3 = limit_and_motor_rows(B, J, j, h, eps, t, s, True, relax)
-    return max(e1, max(e2, e3)), c1 or c2 or c3, u1 or u2 or u3
+    motor = velocity_motor or mode != MOTOR_VELOCITY
+    e2, c2 = limit_and_motor_rows(B, J, j, h, eps, t, s, motor, relax)
+    return max(e1, e2), c1 or c2, u1 or u2
 
 
 @njit(cache=True, inline='always', **NO_REFCOUNT)
@@ -813,10 +961,9 @@ def exact_base(B):
 def correct_velocity(B, J, j, eps, s, motor_counts, relax):
     """P-step 4 for all rows of joint j at t + h (motor_counts: see limit_velocity_rows;
     relax scales the locks' corrections)."""
-    e1, c1 = translation_rows(B, J, j, 1.0, eps, True, s, relax)
-    e2, c2 = rotation_rows(B, J, j, 1.0, eps, True, s, relax)
-    e3, c3 = limit_velocity_rows(B, J, j, eps, s, motor_counts)
-    return max(e1, max(e2, e3)), c1 or c2 or c3
+    e1, c1 = lock_rows(B, J, j, 1.0, eps, True, s, relax)
+    e2, c2 = limit_velocity_rows(B, J, j, eps, s, motor_counts)
+    return max(e1, e2), c1 or c2
 
 
 @njit(cache=True, **NO_REFCOUNT)

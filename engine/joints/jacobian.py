@@ -43,11 +43,11 @@ from .generic import (
     _arms,
     _locked_axes,
     _point,
-    _rotation_error,
     coordinate,
     motor_cap,
     motor_change,
     rotation_row_errors,
+    rotation_rows_of,
 )
 from .rows import dot
 
@@ -159,7 +159,7 @@ def build_rows(B, J, j, motor_in, g, s):
             n = _lin_row(g, n, axes[i, 0], axes[i, 1], axes[i, 2], arm_a, arm_b)
     rmask = int(J.const.param[j, P_RLOCK])
     if rmask != 0:
-        m = _rotation_error(B, J, j, rmask, False, axes)[0]
+        m = rotation_rows_of(B, J, j, rmask, False, axes)
         for i in range(m):
             n = _ang_row(g, n, axes[i, 0], axes[i, 1], axes[i, 2])
     if not motor_in:

@@ -78,32 +78,6 @@ def angular_mass(B, J, j, out):
 
 
 @njit(cache=True, inline='always', **NO_REFCOUNT)
-def solve3(m, n, b0, b1, b2):
-    """Solve the leading n x n block of m (n = 1..3) for the right side b (Cramer's rule);
-    returns 3 values (zeros beyond n). A singular block gives zeros."""
-    if n == 1:
-        return (b0 / m[0, 0] if m[0, 0] != 0.0 else 0.0), 0.0, 0.0
-    if n == 2:
-        det = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
-        if det == 0.0:
-            return 0.0, 0.0, 0.0
-        return (m[1, 1] * b0 - m[0, 1] * b1) / det, (m[0, 0] * b1 - m[1, 0] * b0) / det, 0.0
-    c00 = m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]
-    c01 = m[1, 2] * m[2, 0] - m[1, 0] * m[2, 2]
-    c02 = m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0]
-    det = m[0, 0] * c00 + m[0, 1] * c01 + m[0, 2] * c02
-    if det == 0.0:
-        return 0.0, 0.0, 0.0
-    x0 = (b0 * c00 + b1 * (m[0, 2] * m[2, 1] - m[0, 1] * m[2, 2])
-          + b2 * (m[0, 1] * m[1, 2] - m[0, 2] * m[1, 1])) / det
-    x1 = (b0 * c01 + b1 * (m[0, 0] * m[2, 2] - m[0, 2] * m[2, 0])
-          + b2 * (m[0, 2] * m[1, 0] - m[0, 0] * m[1, 2])) / det
-    x2 = (b0 * c02 + b1 * (m[0, 1] * m[2, 0] - m[0, 0] * m[2, 1])
-          + b2 * (m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0])) / det
-    return x0, x1, x2
-
-
-@njit(cache=True, inline='always', **NO_REFCOUNT)
 def push_angular(B, J, j, lx, ly, lz):
     """+l on body A, -l on body B."""
     angular_impulse_to(B.static, B.omega, B.inv_inertia_w, B.pred_ok, J.const.body[j, 0],

@@ -219,7 +219,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
             if enabled[idx] and kind[idx] != BALL:
                 err, corrected, linear = generic.correct_position(
                     B, J, idx, h, eps, t, order, gravity, scratch_a, scratch_x, scratch_rows,
-                    base, True, relax)
+                    base, True, relax, cycles < contact_cycles)
                 if linear:
                     g_dirty = True
             elif enabled[idx]:
@@ -330,7 +330,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
         elif enabled[idx]:
             err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
                                                        inv_mass, vel, omega, inv_inertia_w,
-                                                       pred_ok, relax)
+                                                       pred_ok, relax, J.warm)
         else:
             corrected = False
         checks += 1

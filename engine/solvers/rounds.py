@@ -290,7 +290,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
                 else:
                     err, corrected, _ = generic.correct_position(
                         B, J, j, h, eps, t, order, gravity, scratch_a, scratch_x, scratch_rows,
-                        generic.exact_base(B), False, 1.0)
+                        generic.exact_base(B), False, 1.0, True)
                     joint_err[j] = err
             else:
                 err, corrected = spring.correct_iterated(B, Sp, q - n_gs - n_free, h, h_prev,
@@ -409,7 +409,8 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
                 if kind[j] == BALL:
                     err, corrected = dispatch.correct_velocity(kind, j, body, arm, kinv, eps,
                                                                static, inv_mass, vel, omega,
-                                                               inv_inertia_w, pred_ok, 1.0)
+                                                               inv_inertia_w, pred_ok, 1.0,
+                                                               J.warm)
                 else:
                     err, corrected = generic.correct_velocity(B, J, j, eps, scratch_rows,
                                                               rounds < contact_rounds, 1.0)
