@@ -50,6 +50,7 @@ from ..state import (
     S_RELAX,
     S_SPRING_ITERATED,
     S_TIME,
+    S_WARM,
     T_CHECKS,
     T_IMPULSES,
     T_RESIDUAL,
@@ -305,6 +306,10 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     max_checks = int(settings[S_MAX_CYCLES]) * items
     relax_setting = settings[S_RELAX]
     relax, relax_since, relax_ref = initial(relax_setting)    # relaxation.py
+    # warm started (joints/warm_start.py), the first cycle corrects every joint whatever
+    # its error, as a cold start's first cycle does: left just under eps_vel by the warm
+    # start, a pendulum held by a torque kept 6e-6 m/s at rest
+    eps_first = 0.0 if settings[S_WARM] != 0.0 else eps
     kind, body, arm, kinv, enabled = J.const.kind, J.const.body, J.arm, J.kinv, J.enabled
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
@@ -317,6 +322,7 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     contacts_on = True
     while since < items and checks < max_checks:
         err = 0.0
+        eps_joint = eps_first if cycles == 0 else eps
         if idx >= m:
             # contacts: contact_cycles cycles here, then the velocity shock pass finishes
             # the stacks (and the joints may finish against the contacts' impulses)
@@ -325,12 +331,12 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
             else:
                 corrected = False
         elif enabled[idx] and kind[idx] != BALL:
-            err, corrected = generic.correct_velocity(B, J, idx, eps, scratch_rows,
+            err, corrected = generic.correct_velocity(B, J, idx, eps_joint, scratch_rows,
                                                       cycles < contact_cycles, relax)
         elif enabled[idx]:
-            err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps, static,
-                                                       inv_mass, vel, omega, inv_inertia_w,
-                                                       pred_ok, relax, J.warm)
+            err, corrected = dispatch.correct_velocity(kind, idx, body, arm, kinv, eps_joint,
+                                                       static, inv_mass, vel, omega,
+                                                       inv_inertia_w, pred_ok, relax, J.warm)
         else:
             corrected = False
         checks += 1
