@@ -43,10 +43,7 @@ def draw_solver_panel(app) -> None:
         commit, v = W.edit_int("Taylor order", "set.order", s.taylor_order, 1, 12)
         if commit:
             changes["taylor_order"] = min(max(v, 1), 12)
-        commit, v = W.checkbox("velocity correction", s.velocity_correction)
-        W.record_rect("solver.velocity_correction")
-        if commit:
-            changes["velocity_correction"] = v
+        _flag(s, changes, "velocity_correction", "velocity correction")
         commit, v = W.edit_int("max halvings", "set.halvings", s.max_halvings, 0, 12)
         if commit:
             changes["max_halvings"] = min(max(v, 0), 12)
@@ -56,31 +53,22 @@ def draw_solver_panel(app) -> None:
             changes["relaxation"] = min(max(v, 0.0), 1.95)
         W.help_marker("iterative solver: joint corrections times this factor; 0 = adapted to "
                       "a slow loop (closed loops, trees), 1 = plain Gauss-Seidel")
-        commit, v = W.checkbox("warm start", s.warm_start)
-        W.record_rect("solver.warm_start")
-        if commit:
-            changes["warm_start"] = v
-        W.help_marker("iterative solver: each step's loops start from the joints' lock "
-                      "impulses of the last step (off: from none, as the report)")
-        commit, v = W.checkbox("extrapolate", s.extrapolate)
-        W.record_rect("solver.extrapolate")
-        if commit:
-            changes["extrapolate"] = v
-        W.help_marker("Schmitt sec. 8: each step taken once with h and as two halves, "
-                      "extrapolated (third order, three steps' work; steps with contacts "
-                      "keep the halves)")
+        _flag(s, changes, "warm_start", "warm start",
+              "iterative solver: each step's velocity correction starts with the joints' "
+              "correction of the last step (off: from none, as the report)")
+        _flag(s, changes, "extrapolate", "extrapolate",
+              "Schmitt sec. 8: each step taken once with h and as two halves, "
+              "extrapolated (third order, three steps' work; steps with contacts keep "
+              "the halves)")
         commit, v = W.combo("spring mode", s.spring_mode, ["approximate", "iterated"])
         if commit:
             changes["spring_mode"] = v
         commit, v = W.edit_vec3("gravity", "set.gravity", s.gravity, 0.05, "%.4g")  # (-9.81)
         if commit:
             changes["gravity"] = v
-        commit, v = W.checkbox("sleeping", s.sleeping)
-        W.record_rect("solver.sleeping")
-        if commit:
-            changes["sleeping"] = v
-        W.help_marker("islands of bodies at rest for the sleep time stop being solved until "
-                      "something touches, drags or edits them (tinted in the view)")
+        _flag(s, changes, "sleeping", "sleeping",
+              "islands of bodies at rest for the sleep time stop being solved until "
+              "something touches, drags or edits them (tinted in the view)")
         commit, v = W.edit_float("sleep time [s]", "set.sleep_time", s.sleep_time, 0.05, 0.0,
                                  1e6)
         if commit:
@@ -95,3 +83,14 @@ def draw_solver_panel(app) -> None:
     if opened:
         imgui.pop_item_width()
     imgui.end()
+
+
+def _flag(s, changes, key, label, help_text=None):
+    """A checkbox for boolean setting `key` (its rect recorded as solver.<key>), a change
+    into `changes`, and its help marker."""
+    commit, v = W.checkbox(label, getattr(s, key))
+    W.record_rect(f"solver.{key}")
+    if commit:
+        changes[key] = v
+    if help_text:
+        W.help_marker(help_text)
