@@ -29,7 +29,7 @@ _BODY = ("pos", "rot", "vel", "omega")
 def capture(world):
     """The world's resumable state as a flat dict of arrays and numbers (copies)."""
     B = world.B
-    st = {"time": world.time, "h_prev": world.h_prev,
+    st = {"time": world.time, "h_prev": world.h_prev, "relax_prev": world.relax_prev,
           "pos": B.pos.copy(), "rot": B.rot.copy(), "vel": B.vel.copy(),
           "omega": B.omega.copy(), "static": B.static.copy(), "inv_mass": B.inv_mass.copy(),
           "inv_inertia": B.inv_inertia.copy(), "force_prev": world.Sp.force_prev.copy(),
@@ -80,6 +80,7 @@ def _get_set(st, key):
 def restore(world, st):
     """Put a captured state back (the same bodies, joints and shapes as when captured)."""
     world.time, world.h_prev = st["time"], st["h_prev"]
+    world.relax_prev = st.get("relax_prev", 0.0)
     B = world.B
     for name in _BODY + ("static", "inv_mass", "inv_inertia"):
         if name in st:
@@ -126,6 +127,8 @@ def to_document(world):
     """The `state` block of a saved scene: JSON numbers (repr round-trips every double)."""
     st = capture(world)
     doc = {"time": st["time"], "h_prev": st["h_prev"], "bodies": {}}
+    if st["relax_prev"] > 0.0:
+        doc["relax_prev"] = st["relax_prev"]
     for b, m in enumerate(world.models):
         entry = {k: st[k][b].ravel().tolist() for k in _BODY}
         asleep = st["asleep"].shape[0] == len(world.models) and st["asleep"][b]
@@ -164,6 +167,7 @@ def from_document(world, doc, where="$.state"):
     world.sleep.fit(len(names), world.J.const.kind.shape[0])
     st = capture(world)
     st["time"], st["h_prev"] = float(doc["time"]), float(doc["h_prev"])
+    st["relax_prev"] = float(doc.get("relax_prev", 0.0))
     st["asleep"][:], st["island"][:], st["still"][:] = False, -1, 0.0
     for b, name in enumerate(names):
         entry = doc["bodies"][name]

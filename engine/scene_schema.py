@@ -263,6 +263,7 @@ STATE = {   # exact resume (engine/resume.py): written by saves, never needed by
     "properties": {
         "time": _num(-1e9, 1e9),
         "h_prev": _num(0, 1),
+        "relax_prev": _num(0, 2),
         "bodies": {"type": "object", "additionalProperties": {
             "type": "object",
             "required": ["pos", "rot", "vel", "omega"],

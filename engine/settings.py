@@ -72,8 +72,9 @@ class Settings:
                                            # correction as the first guess
                                            # (joints/warm_start.py)
 
-    def to_array(self, h_prev, time=0.0):
+    def to_array(self, h_prev, time=0.0, relax_prev=0.0):
         a = np.zeros(S.S_SIZE)
+        a[S.S_RELAX_PREV] = relax_prev
         a[S.S_H] = self.h
         a[S.S_EPS_POS] = self.eps_pos
         a[S.S_EPS_VEL] = self.eps_vel

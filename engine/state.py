@@ -74,6 +74,8 @@ Joints = namedtuple("Joints", [
     # derived in the step
     "arm",       # (m,2,3) world arms at the current time
     "kinv",      # (m,3,3) inverse of the 3x3 K matrix at the current time
+    "locks",     # (m,7,3,3) a generic joint's locks in the velocity stage: rows, arms and
+                 # K's factors at t + h (joints/generic.factor_velocity_locks, LK_*)
     "err",       # (m,) last measured position error
     "acc",       # (m,A_SIZE) accumulated limit/motor row impulses of this step
     # model
@@ -121,7 +123,7 @@ ROLES = {
                "state": ("angle", "warm"),
                "input": ("effort",),
                "switch": ("enabled",),
-               "derived": ("arm", "kinv", "err", "acc")},
+               "derived": ("arm", "kinv", "locks", "err", "acc")},
     "Springs": {"model": ("body", "anchor", "rest", "stiff", "damp"),
                 "state": ("force_prev",),
                 "input": (),
@@ -263,7 +265,7 @@ WARM_N, WARM_T, WARM_W, WARM_V, WARM_TV, WARM_WV, WARM_SIZE = 0, 1, 4, 5, 6, 9, 
 S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
     S_MAX_HALVINGS, S_SPRING_ITERATED, S_H_PREV, S_GX, S_GY, S_GZ, S_TIME, S_SOLVER, \
     S_RESTITUTION_LAW, S_REST_SPEED, S_SHOCK_PASSES, S_CONTACT_CYCLES, S_CONTACT_TOL, \
-    S_TOI, S_SPRING_SYNC, S_RELAX, S_WARM, S_SIZE = range(25)
+    S_TOI, S_SPRING_SYNC, S_RELAX, S_WARM, S_RELAX_PREV, S_SIZE = range(26)
 # The settings array is read-only in a step: the step kernel works on its own copy (where
 # the cut at a collision time shortens S_H, a tall stack raises S_CONTACT_CYCLES and the
 # sub-steps advance S_TIME and S_H_PREV) and reports its clock in a K_* array.
@@ -277,12 +279,15 @@ S_H, S_EPS_POS, S_EPS_VEL, S_MAX_CYCLES, S_BUDGET_NS, S_ORDER, S_VEL_CORR, \
 # (solvers/relaxation.py).
 # S_WARM: 1 where the iterative velocity stage starts with the joints' corrections of the
 # last step (joints/warm_start.py).
+# S_RELAX_PREV: the over-relaxation the last step's position loop ended on (K_RELAX; 0:
+# none), the adapted position loop's start (solvers/relaxation.carried).
 RESTITUTION_NEWTON, RESTITUTION_POISSON = 0, 1
 
 # The step's clock, written by the step kernel: K_H_TAKEN the time it took (less than S_H
 # where it was cut at a collision time), K_H_LAST its last sub-step's length (the next
-# step's h_prev), K_TIME the time at its end.
-K_H_TAKEN, K_H_LAST, K_TIME, K_SIZE = range(4)
+# step's h_prev), K_TIME the time at its end, K_RELAX the over-relaxation its last position
+# loop ended on (the next step's S_RELAX_PREV).
+K_H_TAKEN, K_H_LAST, K_TIME, K_RELAX, K_SIZE = range(5)
 
 # Statistics of one step, written by the kernels into one float array.
 # T_END_DEPTH: the deepest contact row at t + h after the position stage (its linearised
@@ -324,7 +329,8 @@ def empty_joints(m, seq_rows=0):
     return Joints(
         angle=np.zeros((m, 2)), warm=np.zeros((m, W_SIZE)),
         enabled=np.ones(m, dtype=np.bool_), effort=np.zeros(m),
-        arm=np.zeros((m, 2, 3)), kinv=np.zeros((m, 3, 3)), err=np.zeros(m),
+        arm=np.zeros((m, 2, 3)), kinv=np.zeros((m, 3, 3)),
+        locks=np.zeros((m, 7, 3, 3)), err=np.zeros(m),
         acc=np.zeros((m, A_SIZE)), const=const)
 
 

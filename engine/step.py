@@ -47,6 +47,7 @@ from .solvers.iterative import (
 from .state import (
     K_H_LAST,
     K_H_TAKEN,
+    K_RELAX,
     K_TIME,
     S_BUDGET_NS,
     S_CONTACT_CYCLES,
@@ -58,6 +59,7 @@ from .state import (
     S_H_PREV,
     S_MAX_HALVINGS,
     S_ORDER,
+    S_RELAX_PREV,
     S_SHOCK_PASSES,
     S_SOLVER,
     S_SPRING_ITERATED,
@@ -177,17 +179,21 @@ def joint_forces(B, J, hs, h_prev, scratch_rows):
 def position(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
              scratch_rows, scratch_lin, base, may_abort, W):
     """Stage 4: joints and contacts on the look-ahead, by the chosen solver. False: the loop
-    diverged (only when may_abort) and the sub-step is taken again as two halves."""
+    diverged (only when may_abort) and the sub-step is taken again as two halves. Also
+    returns the over-relaxation the iterative loop ended on (1 for the other solvers), the
+    velocity loop's start."""
     t0 = monotonic_ns()
     solver = int(settings[S_SOLVER])
+    omega = 1.0
     if solver == 0:
-        ok = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x,
-                           scratch_arms, scratch_rows, scratch_lin, base, may_abort)
+        ok, omega = position_loop(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
+                                  scratch_x, scratch_arms, scratch_rows, scratch_lin, base,
+                                  may_abort)
     else:
         ok = rounds.position_stage(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a,
                                    scratch_x, scratch_arms, scratch_rows, may_abort, W, solver)
     stats[T_POSITION_NS] += monotonic_ns() - t0
-    return ok
+    return ok, omega
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -233,9 +239,10 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadline):
+def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadline, omega):
     """Stage 7: joints and touching contacts at t + h (P-step 4), then the velocity shock
-    pass. Returns True once the velocity warm start is in."""
+    pass; omega: the position loop's last over-relaxation. Returns True once the velocity
+    warm start is in."""
     nc = C.body.shape[0]
     t0 = monotonic_ns()
     if nc > 0:
@@ -250,7 +257,7 @@ def velocity(B, J, C, hs, h, top, settings, stats, scratch_rows, W, warm, deadli
     solver = int(settings[S_SOLVER])
     warm_start.begin(B, J, hs, solver == 0 and settings[S_WARM] != 0.0, scratch_rows)
     if solver == 0:
-        velocity_loop(B, J, C, settings, stats, scratch_rows, deadline)
+        velocity_loop(B, J, C, settings, stats, scratch_rows, deadline, omega)
     else:
         rounds.velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline)
     if nc > 0:
@@ -317,6 +324,7 @@ def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
               save_omega, base)
     clock[K_H_TAKEN] = settings[S_H]
     clock[K_H_LAST] = settings[S_H_PREV]
+    clock[K_RELAX] = settings[S_RELAX_PREV]
     clock[K_TIME] = settings[S_TIME]
     residuals(B, J, stats, scratch_rows)
     if nc > 0:
@@ -359,9 +367,10 @@ def sub_steps(B, J, Sp, C, settings, stats, W, prepared, top, deadline, target, 
         _copy_rows(B.omega, save_omega)
         forces(B, J, Sp, hs, 0.0 if sync else h_prev, iterated,        # 3. forces
                scratch_rows)
-        ok = position(B, J, Sp, C, hs, h_prev, settings, stats,         # 4. position
-                      scratch_a, scratch_x, scratch_arms, scratch_rows, scratch_lin, base,
-                      level < max_level, W)
+        ok, omega = position(B, J, Sp, C, hs, h_prev, settings, stats,  # 4. position
+                             scratch_a, scratch_x, scratch_arms, scratch_rows, scratch_lin,
+                             base, level < max_level, W)
+        settings[S_RELAX_PREV] = omega      # the next position loop's start
         if not ok and level < max_level:
             _copy_rows(save_vel, B.vel)
             _copy_rows(save_omega, B.omega)
@@ -379,7 +388,7 @@ def sub_steps(B, J, Sp, C, settings, stats, W, prepared, top, deadline, target, 
         advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r,  # 6. advance
                 scratch_rows, sync)
         warmed_v = velocity(B, J, C, hs, h, top, settings, stats,        # 7. velocity
-                            scratch_rows, W, warmed_v, deadline)
+                            scratch_rows, W, warmed_v, deadline, omega)
         settings[S_TIME] += hs
         done += units
         if level > 0 and done % (2 * units) == 0:
@@ -418,6 +427,7 @@ def run(B, J, Sp, C, given, n_steps, step_stats, step_energy, every, rec_pos, re
         step_with(B, J, Sp, C, settings, stats, W, s > 0, clock, work)
         settings[S_TIME] = clock[K_TIME]
         settings[S_H_PREV] = clock[K_H_LAST]
+        settings[S_RELAX_PREV] = clock[K_RELAX]
         step_stats[s, :] = stats
         k, p = energy_kernel(B, Sp, gravity)
         step_energy[s + 1] = k + p

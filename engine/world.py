@@ -49,6 +49,8 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             Settings.from_dict(settings or {})
         self.time = 0.0
         self.h_prev = 0.0          # previous step length (0 at the start, see joints/spring.py)
+        self.relax_prev = 0.0      # the over-relaxation the last step's position loop ended
+                                   # on (0: none; solvers/relaxation.carried)
         self.models = []           # BodyModel per body
         self.joint_models = []     # JointModel per joint (not springs)
         self.spring_models = []    # JointModel per spring
@@ -62,7 +64,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         self.J = S.empty_joints(0)
         self.Sp = S.empty_springs(0)
         self.stats = np.zeros(S.T_SIZE)
-        self._clock = np.zeros(S.K_SIZE)      # the step kernel's: time taken, h_prev, time
+        self._clock = np.zeros(S.K_SIZE)      # the step kernel's (K_*)
         self._order = order
         self.drag = None           # the user's drag (engine/interaction.py), or None
         self.steps_taken = 0       # step() calls and run() steps so far
@@ -233,7 +235,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         Gauss-Seidel where the joints close a loop: over-relaxed, the slider crank's loop
         took 1.3-2x the cycles (a closed loop's rows are often redundant, as a planar
         loop's out-of-plane locks; solvers/relaxation.py)."""
-        arr = self.settings.to_array(self.h_prev, time)
+        arr = self.settings.to_array(self.h_prev, time, self.relax_prev)
         s = self.settings
         if s.relaxation == 0.0 and s.solver == SOLVERS[0] and self.J.const.kind.shape[0] > 0:
             k = graph.topology(self.B, self.J)
@@ -296,6 +298,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             self.collision.project_depth(self.stats, taken)
             self.stats[S.T_DETECT_NS] = detect_s * 1e9
             self.h_prev = clock[S.K_H_LAST] if np.isfinite(clock[S.K_H_LAST]) else taken
+            self.relax_prev = float(clock[S.K_RELAX])
             total = self.stats.copy() if total is None else step_stats.merge(total, self.stats)
             left -= taken
             if left <= 1e-12 * h:
@@ -374,11 +377,13 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             stages.run(self.B, self.J, self.Sp, C, arr, 0, stats, energy, 1, *rec,
                        work, clock)  # loads the JIT
             clock[S.K_H_LAST], clock[S.K_TIME] = self.h_prev, self.time
+            clock[S.K_RELAX] = self.relax_prev
             t0 = _time.perf_counter()
             stages.run(self.B, self.J, self.Sp, C, arr, steps, stats, energy,
                        max(record_every, 1), *rec, work, clock)
             wall = _time.perf_counter() - t0
             self.h_prev = float(clock[S.K_H_LAST])
+            self.relax_prev = float(clock[S.K_RELAX])
             self.time = float(clock[S.K_TIME])  # as the kernel summed it, step by step: a run
             # cut into parts (impulse sim's, or saved and resumed) sees the same clock
             self.steps_taken += steps

@@ -237,6 +237,7 @@ class LiveEdits:
         spring forces (a reset to the start)."""
         self.time = float(time)
         self.h_prev = 0.0
+        self.relax_prev = 0.0
         self.Sp.force_prev[:] = 0.0
 
     # ---- bodies ---------------------------------------------------------------------------

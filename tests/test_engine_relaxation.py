@@ -250,3 +250,100 @@ def test_a_fixed_factor_from_the_scene_settings(scene_path, tmp_path):
     p.write_text(json.dumps(scene))
     with pytest.raises(SceneError, match="relaxation"):
         load_scene(str(p))
+
+
+def test_the_loops_start_on_the_factor_already_read():
+    """The velocity loop starts on the factor its position loop ended on (inherited); the
+    position loop on CARRY of the last step's over-relaxation (carried); a plain or fixed
+    setting, or a plain last step, starts as before (initial)."""
+    carried, inherited = _py(relaxation.carried), _py(relaxation.inherited)
+    inf, carry = np.inf, relaxation.CARRY
+    assert 0.5 < carry < 1.0
+    assert carried(0.0, 1.8) == (pytest.approx(1.0 + carry * 0.8), 0, inf)
+    assert inherited(0.0, 1.8) == (1.8, 0, inf)
+    for start in (carried, inherited):
+        assert start(0.0, 1.0) == (1.0, 0, inf)        # the last loop stayed plain
+        assert start(0.0, 0.0) == (1.0, 0, inf)        # none yet (a world's first step)
+        assert start(1.0, 1.8) == (1.0, 0, inf)        # plain Gauss-Seidel asked for
+        assert start(1.3, 1.8) == (1.3, 0, inf)        # a fixed factor
+    # started over-relaxed, no plain block came before: only the growth rule sends it back
+    adapted = _py(relaxation.adapted)
+    at = relaxation.RELAX_AFTER
+    assert adapted(0.0, 1.72, 0, inf, at, 1.0, 1.9, EPS) == (1.72, 0, inf)
+    assert adapted(0.0, 1.72, 0, inf, at, 1.0, 2.1, EPS) == (1.0, relaxation.GAVE_UP, inf)
+
+
+def _one_step_cycles(w, relax_prev):
+    """Position cycles of one step from the world's state with S_RELAX_PREV = relax_prev;
+    the world is put back where it was."""
+    snap = w.get_state()
+    w.relax_prev = relax_prev
+    st = w.run(1).stats[0]
+    w.set_state(snap)
+    return st[S.T_SWEEPS], st[S.T_RESIDUAL]
+
+
+@pytest.mark.parametrize("case", ["hinge7 1/60", "hinge7 0.01", "hinge4 1/60", "hinge4 0.01",
+                                  "tree_31 1/30", "tree_63 1/60"])
+def test_the_carried_factor_saves_the_position_loops_plain_cycles(scene_path, case):
+    """After a second of motion the last step's factor is > 1; started on it, the next
+    position loop needs fewer cycles than started plain (which reads the rate again after
+    RELAX_AFTER plain cycles), over several states, and meets eps either way."""
+    name, arg = case.split()
+    h = {"1/30": 1 / 30, "1/60": 1 / 60, "0.01": 0.01}[arg]
+    if name.startswith("hinge"):
+        w = _chain(int(name[5:]), "hinge", h)(0.0)
+    else:
+        w = _tree_at(scene_path, int(name[5:]), h)(0.0)
+    w.settings.warm_start = True
+    w.run(int(round(0.5 / h)))
+    saved, factors = [], []
+    for _ in range(10):
+        w.run(3)
+        factors.append(w.relax_prev)
+        with_carry, r1 = _one_step_cycles(w, w.relax_prev)
+        plain_start, r2 = _one_step_cycles(w, 0.0)
+        assert max(r1, r2) <= w.settings.eps_pos * 1.001
+        saved.append(plain_start - with_carry)
+    assert np.median(factors) > 1.2, factors
+    # (step by step the saving varies, -13 to 16 cycles; 5.5 to 12.8 on average)
+    assert np.mean(saved) >= 0.4 * relaxation.RELAX_AFTER, saved
+
+
+def test_a_carried_factor_fades_where_the_loop_is_fast(scene_path):
+    """A single pendulum's loop meets eps in a few plain cycles; handed a large carried
+    factor it does not read a rate (too few cycles), so the factor fades by CARRY each
+    step, and every step still meets eps."""
+    w = loops.floating_chain(2, "hinge", 1 / 60)
+    w.relax_prev = 1.8
+    st = w.run(40).stats
+    assert (st[:, S.T_RESIDUAL] <= w.settings.eps_pos * 1.001).all()
+    assert 1.0 <= w.relax_prev <= 1.0 + 0.8 * relaxation.CARRY ** 40 + 1e-12
+
+
+@pytest.mark.parametrize("parts", ["steps", "save"])
+def test_the_carried_factor_is_state(parts, tmp_path):
+    """Step by step, or saved and loaded halfway, the floating 7-hinge chain continues bit
+    for bit as in one run (the factor travels in the settings, the clock and the saved
+    state)."""
+    from impulse.engine.scene import save_scene
+    h = 1 / 60
+    a = _chain(7, "hinge", h)(0.0)
+    a.settings.warm_start = True
+    a.run(60)
+    assert a.relax_prev > 1.3
+    if parts == "steps":
+        b = _chain(7, "hinge", h)(0.0)
+        b.settings.warm_start = True
+        for _ in range(30):
+            b.step()
+        b.run(30)
+    else:
+        b = _chain(7, "hinge", h)(0.0)
+        b.settings.warm_start = True
+        b.run(30)
+        save_scene(b, tmp_path / "chain.json")
+        b = load_scene(tmp_path / "chain.json")
+        b.run(30)
+    assert b.relax_prev == a.relax_prev
+    assert np.array_equal(a.B.pos, b.B.pos) and np.array_equal(a.B.vel, b.B.vel)

@@ -48,6 +48,7 @@ from ..state import (
     S_MAX_CYCLES,
     S_ORDER,
     S_RELAX,
+    S_RELAX_PREV,
     S_SPRING_ITERATED,
     S_TIME,
     S_WARM,
@@ -59,7 +60,7 @@ from ..state import (
     T_VEL_IMPULSES,
     T_VEL_RESIDUAL,
 )
-from .relaxation import GAVE_UP, adapted, initial
+from .relaxation import GAVE_UP, adapted, carried, inherited
 from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 # cycles between exact snapshots of the ball joints' look-ahead (besides the first and the
@@ -123,16 +124,17 @@ def snapshot_joints(kind, body, arm, enabled, joint_err, static, pos, vel, omega
 def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
                   scratch_rows, scratch_lin, base, may_abort):
     """P-steps 1-2 (and the iterated springs, then the contacts as items after them).
-    Returns False if the iteration diverges (only checked when may_abort: otherwise it runs
-    on to the cap or budget). scratch_lin: (joints, 7, 3), the ball joints' snapshot; base:
-    the bodies' look-ahead bases of the generic joints' linearised visits
-    (impulses.look_ahead_linear)."""
+    Returns (ok, omega): ok False if the iteration diverges (only checked when may_abort:
+    otherwise it runs on to the cap or budget); omega the over-relaxation it ended on (1
+    where it stayed plain or went back to plain), the velocity loop's start.
+    scratch_lin: (joints, 7, 3), the ball joints' snapshot; base: the bodies' look-ahead
+    bases of the generic joints' linearised visits (impulses.look_ahead_linear)."""
     m = J.const.kind.shape[0]
     iterated = settings[S_SPRING_ITERATED] != 0.0
     m_sp = m + (Sp.const.body.shape[0] if iterated else 0)
     items = m_sp + C.body.shape[0]
     if items == 0:
-        return True
+        return True, 1.0
     eps = settings[S_EPS_POS]
     eps_c = max(eps, settings[S_CONTACT_TOL])
     contact_cycles = int(settings[S_CONTACT_CYCLES])
@@ -142,7 +144,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     max_checks = int(settings[S_MAX_CYCLES]) * items
     budget = int(settings[S_BUDGET_NS])
     relax_setting = settings[S_RELAX]
-    relax, relax_since, relax_ref = initial(relax_setting)    # relaxation.py
+    relax, relax_since, relax_ref = carried(relax_setting, settings[S_RELAX_PREV])
     kind, body, enabled = J.const.kind, J.const.body, J.enabled
     arm, kinv, joint_err = J.arm, J.kinv, J.err
     static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
@@ -288,15 +290,16 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
                 break
     stats[T_CHECKS] += checks
     stats[T_SWEEPS] += cycles
-    return ok
+    return ok, relax
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
+def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline, omega_pos):
     """P-step 4: cyclic velocity correction of the joints and touching contacts at t + h.
     Contacts take part for contact_cycles cycles, or until monotonic_ns() passes deadline
     (0: none); the joints always run to eps_vel or the cap (cutting them short lets a
-    budget-starved tree_255 diverge)."""
+    budget-starved tree_255 diverge). omega_pos: the over-relaxation the sub-step's position
+    loop ended on (relaxation.inherited)."""
     m = J.const.kind.shape[0]
     items = m + C.body.shape[0]
     if items == 0:
@@ -305,12 +308,15 @@ def velocity_loop(B, J, C, settings, stats, scratch_rows, deadline):
     contact_cycles = int(settings[S_CONTACT_CYCLES])
     max_checks = int(settings[S_MAX_CYCLES]) * items
     relax_setting = settings[S_RELAX]
-    relax, relax_since, relax_ref = initial(relax_setting)    # relaxation.py
+    relax, relax_since, relax_ref = inherited(relax_setting, omega_pos)    # relaxation.py
     # warm started (joints/warm_start.py), the first cycle corrects every joint whatever
     # its error, as a cold start's first cycle does: left just under eps_vel by the warm
     # start, a pendulum held by a torque kept 6e-6 m/s at rest
     eps_first = 0.0 if settings[S_WARM] != 0.0 else eps
     kind, body, arm, kinv, enabled = J.const.kind, J.const.body, J.arm, J.kinv, J.enabled
+    for j in range(m):
+        if enabled[j] and kind[j] != BALL:
+            generic.factor_velocity_locks(B, J, j, scratch_rows)
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
     since = 0

@@ -394,9 +394,13 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     kind, body, arm, kinv = J.const.kind, J.const.body, J.arm, J.kinv
     static, vel, omega, inv_mass = B.static, B.vel, B.omega, B.inv_mass
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
+    n_gs = no + (0 if use_global else ng)
+    for q in range(n_gs):      # the joints visited one by one
+        j = other[q] if q < no else glob[q - no]
+        if kind[j] != BALL:
+            generic.factor_velocity_locks(B, J, j, scratch_rows)
     checks = 0
     for rounds in range(max_rounds + 1):
-        n_gs = no + (0 if use_global else ng)
         n_free = nf if use_global else 0
         corrected_any = False
         for q in range(n_gs + n_free):
