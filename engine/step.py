@@ -180,8 +180,8 @@ def position(B, J, Sp, C, hs, h_prev, settings, stats, scratch_a, scratch_x, scr
              scratch_rows, scratch_lin, base, may_abort, W):
     """Stage 4: joints and contacts on the look-ahead, by the chosen solver. False: the loop
     diverged (only when may_abort) and the sub-step is taken again as two halves. Also
-    returns the over-relaxation the iterative loop ended on (1 for the other solvers), the
-    velocity loop's start."""
+    returns the over-relaxation the iterative loop hands on (1 for the other solvers): the
+    velocity loop's start and the next step's (iterative.position_loop)."""
     t0 = monotonic_ns()
     solver = int(settings[S_SOLVER])
     omega = 1.0

@@ -36,7 +36,7 @@ from ..contacts import rows as contact_rows
 from ..contacts import solve as contacts
 from ..impulses import ensure_look_ahead, velocity_at
 from ..jitopts import NO_REFCOUNT
-from ..joints import BALL, dispatch, generic, spring
+from ..joints import BALL, P_LIM1, P_LIM2, P_MOTOR, dispatch, generic, spring
 from ..motion import advance_body, world_inertia
 from ..state import (
     S_BUDGET_NS,
@@ -60,7 +60,7 @@ from ..state import (
     T_VEL_IMPULSES,
     T_VEL_RESIDUAL,
 )
-from .relaxation import GAVE_UP, adapted, carried, inherited
+from .relaxation import GAVE_UP, LONG, adapted, carried, inherited
 from .stopping import capped_ok, diverging, growth, out_of_time, past_deadline
 
 # cycles between exact snapshots of the ball joints' look-ahead (besides the first and the
@@ -121,12 +121,28 @@ def snapshot_joints(kind, body, arm, enabled, joint_err, static, pos, vel, omega
 
 
 @njit(cache=True, **NO_REFCOUNT)
+def locks_only(J, springs, contacts):
+    """True where a loop's items are all locks: no contacts, no iterated springs, no joint
+    with a motor or a limit row (where the over-relaxation read may be kept:
+    relaxation.carried)."""
+    if contacts > 0 or springs > 0:
+        return False
+    param = J.const.param
+    for j in range(J.const.kind.shape[0]):
+        if J.enabled[j] and J.const.kind[j] != BALL and (
+                param[j, P_MOTOR] != 0.0 or param[j, P_LIM1] != 0.0 or param[j, P_LIM2] != 0.0):
+            return False
+    return True
+
+
+@njit(cache=True, **NO_REFCOUNT)
 def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x, scratch_arms,
                   scratch_rows, scratch_lin, base, may_abort):
     """P-steps 1-2 (and the iterated springs, then the contacts as items after them).
     Returns (ok, omega): ok False if the iteration diverges (only checked when may_abort:
-    otherwise it runs on to the cap or budget); omega the over-relaxation it ended on (1
-    where it stayed plain or went back to plain), the velocity loop's start.
+    otherwise it runs on to the cap or budget); omega the over-relaxation it ended on where
+    its items are all locks (locks_only) and it ran LONG (relaxation.py), else 1: the
+    velocity loop's start (relaxation.inherited) and the next step's (carried).
     scratch_lin: (joints, 7, 3), the ball joints' snapshot; base: the bodies' look-ahead
     bases of the generic joints' linearised visits (impulses.look_ahead_linear)."""
     m = J.const.kind.shape[0]
@@ -144,7 +160,9 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
     max_checks = int(settings[S_MAX_CYCLES]) * items
     budget = int(settings[S_BUDGET_NS])
     relax_setting = settings[S_RELAX]
-    relax, relax_since, relax_ref = carried(relax_setting, settings[S_RELAX_PREV])
+    keep = locks_only(J, m_sp - m, C.body.shape[0])
+    relax, relax_since, relax_ref = carried(relax_setting,
+                                            settings[S_RELAX_PREV] if keep else 0.0, t, h)
     kind, body, enabled = J.const.kind, J.const.body, J.enabled
     arm, kinv, joint_err = J.arm, J.kinv, J.err
     static, pos, vel, omega, inv_mass = B.static, B.pos, B.vel, B.omega, B.inv_mass
@@ -290,7 +308,7 @@ def position_loop(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x,
                 break
     stats[T_CHECKS] += checks
     stats[T_SWEEPS] += cycles
-    return ok, relax
+    return ok, (relax if keep and cycles >= LONG else 1.0)
 
 
 @njit(cache=True, **NO_REFCOUNT)

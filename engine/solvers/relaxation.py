@@ -65,6 +65,9 @@ OMEGA_STEP = 0.02    # a re-read omega is taken if it is at least this much larg
 GAVE_UP = -1         # `since` of a loop gone back to plain Gauss-Seidel (GIVE_UP)
 CARRY = 0.9          # the part of the last step's over-relaxation (omega - 1) the position
                      # loop starts with (carried)
+PROBE_S = 0.1        # [s] a step across a multiple of this starts plain (carried)
+LONG = RELAX_AFTER + BLOCK   # a position loop of at least this many cycles hands its omega
+                     # on (inherited, carried)
 
 
 @njit(cache=True, inline='always')
@@ -75,7 +78,7 @@ def initial(setting):
 
 
 @njit(cache=True, inline='always')
-def carried(setting, omega_prev):
+def carried(setting, omega_prev, t, h):
     """The position loop's start (see initial): adapted, it starts over-relaxed where the
     last step's position loop ended so, omega_prev > 1 (S_RELAX_PREV), at
     1 + CARRY (omega_prev - 1): Gauss-Seidel's rate changes little from step to step, and
@@ -85,8 +88,22 @@ def carried(setting, omega_prev):
     large: taken down by CARRY each step and raised again where the rate asks for it
     (adapted), a loop that became fast (a chain come to rest) goes back towards plain
     Gauss-Seidel. No plain block came before: it goes back to plain only by the growth
-    rule (adapted)."""
-    if setting == 0.0 and omega_prev > 1.0:
+    rule (adapted). Kept only where the loop's items are all locks (the caller:
+    iterative.locks_only; inherited alike): a lever's servo, whose first move read 1.57,
+    then started every step over-relaxed and never reached its target (its motor row is
+    scaled too), and a servo-held quadruped on its feet blew up with the contacts pushing
+    against over-relaxed joints from the first cycle (adapted, a loop over-relaxes only
+    once the contacts have settled). And only from a loop that ran LONG: a block past the
+    reading. A pendulum held out by a torque reads a slow rate at its 10th cycle and stops
+    there; started on that factor (1.65) every step took 32 cycles and drifted 1e-6 rad
+    from its balance angle in 2 s (plain: 10 cycles, 3e-10 rad). Over-relaxing one
+    joint's exact block solve only overshoots it; its slow rate is the look-ahead's. The
+    velocity loop inherits by the same rules (the position loop hands 1 otherwise).
+    A loop that runs long only because it started over-relaxed would hand its factor on
+    for ever (Young's relation reads SOR's start as a slow rate and raises it back: that
+    pendulum started on 1.8 kept 1.66 and 32 cycles a step at h = 1/30): a step that
+    crosses a multiple of PROBE_S (t to t + h) starts plain and reads afresh."""
+    if setting == 0.0 and omega_prev > 1.0 and np.floor(t / PROBE_S) == np.floor((t + h) / PROBE_S):
         return 1.0 + CARRY * (omega_prev - 1.0), 0, np.inf
     return initial(setting)
 
