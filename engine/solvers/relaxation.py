@@ -33,8 +33,10 @@ settings.relaxation (S_RELAX):
                  never goes down but to 1;
                - what was read is kept: the velocity loop starts on the factor its
                  position loop ended on (inherited: the same K), the position loop on
-                 most of the last step's (carried, S_RELAX_PREV; the floating 7-hinge
-                 chain at h = 1/60: 51 -> 42 position and 43 -> 33 velocity cycles);
+                 most of the last step's (carried, S_RELAX_PREV), where the loop
+                 holds locks alone and ran LONG, read afresh every PROBE_S (the floating
+                 7-hinge chain at h = 1/60, bench loops: 53 -> 46 position and 43 -> 36
+                 velocity cycles);
                OMEGA_MAX = 1.8: fixed factors on tree_31 / tree_63 took 53 / 122 cycles a
                step at 1.7, 47 / 66 at 1.8, 99 (tree_63) at 1.9 (Young's relation reads
                past the best on these trees, whose orderings are not consistent).
