@@ -111,18 +111,24 @@ def test_a_body_frame_force_on_a_spinning_body_turns_with_it_to_second_order(w0)
     assert e60 / e120 == pytest.approx(4.0, rel=0.15)
 
 
-@pytest.mark.parametrize("h", (1 / 30, 1 / 60, 0.01))
-@pytest.mark.parametrize("tau", [1.0, 3.0, 7.0])
-def test_a_torque_holds_a_pendulum_at_its_balance_angle(h, tau):
-    """A hinge pendulum (1 kg at 1 m) started at rest at asin(tau / m g l) with a constant
-    torque tau stays there: the load and gravity balance through the joint."""
+def torque_held_pendulum(h, tau):
+    """A hinge pendulum (1 kg at 1 m) at rest at its balance angle asin(tau / m g l) under a
+    constant torque tau; returns (world, angle)."""
     th = np.arcsin(tau / G)
     pendulum = [{"name": "bob", "mass": 1.0, "inertia": [1e-3] * 3,
                  "position": [np.sin(th), -np.cos(th), 0]}]
     pin = [{"name": "pin", "type": "hinge", "bodies": ["world", "bob"], "anchor": [0, 0, 0],
             "axis": [0, 0, 1]}]
-    w = scene_to_world(doc(pendulum, [{"name": "t", "body": "bob", "torque": [0, 0, tau]}],
-                           {"h": h}, pin))
+    return scene_to_world(doc(pendulum, [{"name": "t", "body": "bob", "torque": [0, 0, tau]}],
+                              {"h": h}, pin)), th
+
+
+@pytest.mark.parametrize("h", (1 / 30, 1 / 60, 0.01))
+@pytest.mark.parametrize("tau", [1.0, 3.0, 7.0])
+def test_a_torque_holds_a_pendulum_at_its_balance_angle(h, tau):
+    """Started at rest at its balance angle, the torque-held pendulum stays there: the load
+    and gravity balance through the joint."""
+    w, th = torque_held_pendulum(h, tau)
     run_for(w, 2.0)
     p = w.B.pos[0]
     assert np.arctan2(p[0], -p[1]) == pytest.approx(th, abs=1e-9)

@@ -332,16 +332,8 @@ def test_a_short_loop_hands_on_no_factor(h):
     (started on that factor, 1.65, every step took 32 cycles and it drifted from its
     balance angle); handed 1.8, which keeps its loop long, the next step across a multiple
     of PROBE_S starts plain and puts it back on plain Gauss-Seidel."""
-    from impulse.engine import scene_to_world
-    from tests.test_engine_loads import G, doc
-    tau = 7.0
-    th = np.arcsin(tau / G)
-    bob = [{"name": "bob", "mass": 1.0, "inertia": [1e-3] * 3,
-            "position": [np.sin(th), -np.cos(th), 0]}]
-    pin = [{"name": "pin", "type": "hinge", "bodies": ["world", "bob"], "anchor": [0, 0, 0],
-            "axis": [0, 0, 1]}]
-    w = scene_to_world(doc(bob, [{"name": "t", "body": "bob", "torque": [0, 0, tau]}],
-                           {"h": h}, pin))
+    from tests.test_engine_loads import torque_held_pendulum
+    w, th = torque_held_pendulum(h, 7.0)
     st = w.run(int(round(1.0 / h))).stats
     assert st[:, S.T_SWEEPS].max() < relaxation.LONG
     assert w.relax_prev == 1.0
