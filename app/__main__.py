@@ -52,8 +52,9 @@ example:
 example:
   impulse bench vr --scenes pendulum tree_255 --json out.json"""),
     "compile": ("compile the physics kernels now (engine.warmup)", """\
-example:
-  impulse compile                    after installing: later starts take 1 s"""),
+examples:
+  impulse compile                    after installing: later starts take 1 s
+  impulse compile --bundle           and copy them to engine/prebuilt for `pip wheel .`"""),
     "scenes": ("list the bundled scenes with their descriptions", """\
 examples:
   impulse scenes                     name, title and description, one line each
@@ -217,9 +218,15 @@ def _no_arguments(p):
     pass
 
 
+def _compile_arguments(p):
+    p.add_argument("--bundle", nargs="?", const="", metavar="DIR",
+                   help="then copy the kernels into DIR/<key> (default: the engine's "
+                        "prebuilt/ folder), which `pip wheel .` packs into the wheel")
+
+
 _ARGUMENTS = {"view": _view_arguments, "sim": _sim_arguments, "bench": _bench_arguments,
               "sweep": _sweep_arguments, "convert": _convert_arguments,
-              "scenes": _scenes_arguments, "compile": _no_arguments,
+              "scenes": _scenes_arguments, "compile": _compile_arguments,
               "install-launcher": _no_arguments, "bench viewer": _no_arguments,
               "bench vr": _no_arguments}
 
@@ -410,7 +417,10 @@ def scenes(args) -> int:
 
 def compile_kernels(args) -> int:
     from impulse.engine import warmup
-    return warmup.main(["--progress", "none", "--quiet"] if args.quiet else [])
+    argv = ["--progress", "none", "--quiet"] if args.quiet else []
+    if args.bundle is not None:
+        argv += ["--bundle"] + ([args.bundle] if args.bundle else [])
+    return warmup.main(argv)
 
 
 def install_launcher(args) -> int:

@@ -13,6 +13,13 @@ Each edit or upgrade leaves the old folder behind (about 100 MB). use() marks it
 used; once a folder's kernels are all compiled, prune() deletes the other folders beyond the
 KEEP most recently used, where unused for IDLE_S (never the current one, never anything
 that is not a key folder).
+
+Portable: the kernels compile for the generic CPU of the architecture (NUMBA_CPU_NAME=generic
+unless the user names one), and PackageLocator names numba's folder for a source file by its
+place inside the package, not by its absolute path. So a folder compiled in one place loads
+anywhere the same sources, numba and Python are installed, on any x86-64 CPU: a checkout and
+its wheel share one folder, and a wheel can carry its kernels (PREBUILT, filled by `impulse
+compile --bundle`), which use() copies into the user's folder on a first start.
 """
 import hashlib
 import logging
@@ -26,6 +33,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 ENGINE = Path(__file__).resolve().parent
+PREBUILT = ENGINE / "prebuilt"    # a wheel's compiled kernels: PREBUILT/<key>/ (not in git)
 # engine folders and files that no kernel reaches: no numba in them, and only the command
 # line imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
 OUTSIDE_KERNELS = ("bench", "cli.py", "formats")
@@ -35,12 +43,26 @@ USED = "used"          # marker file: its modification time is the folder's last
 KEY = re.compile(r"[0-9a-f]{16}")
 
 
-def source_hash() -> str:
-    """sha256 over every engine source (path and bytes) but OUTSIDE_KERNELS, where they
-    are (numba's cache entries are per source path: a wheel and a checkout of the same
-    sources compile apart), numba's and Python's versions."""
+def cpu_name() -> str:
+    """The CPU the kernels compile for: the user's NUMBA_CPU_NAME, else "generic"."""
+    return os.environ.get("NUMBA_CPU_NAME") or "generic"
+
+
+def portable() -> bool:
+    """True where numba takes a cache locator from its configuration (numba >= 0.62): the
+    cache then does not depend on where the sources are."""
     import numba
-    h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]} {ENGINE}".encode())
+    return hasattr(numba.config, "CACHE_LOCATOR_CLASSES")
+
+
+def source_hash() -> str:
+    """sha256 over every engine source (its path inside the engine, and its bytes) but
+    OUTSIDE_KERNELS, numba's and Python's versions and the CPU target (and the engine's
+    folder where the cache is not portable: numba's own locator names folders by it)."""
+    import numba
+    where = "" if portable() else f" {ENGINE}"
+    h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]} {cpu_name()}{where}"
+                       .encode())
     for path in sorted(ENGINE.rglob("*.py")):
         if path.relative_to(ENGINE).parts[0] in OUTSIDE_KERNELS:
             continue
@@ -63,21 +85,97 @@ def cache_dir() -> Path:
 
 
 def use() -> Path | None:
-    """Point numba's cache at cache_dir() (unless NUMBA_CACHE_DIR is set); returns it."""
+    """Compile for cpu_name(); point numba's cache at cache_dir() through PackageLocator
+    (unless NUMBA_CACHE_DIR is set), first copying a wheel's prebuilt kernels into it where
+    it lacks them. Returns the folder."""
+    import numba
+    if not os.environ.get("NUMBA_CPU_NAME"):   # numba reads these when it first compiles
+        numba.config.CPU_NAME, numba.config.CPU_FEATURES = "generic", ""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
-    import numba
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:       # no writable cache folder: numba's default (next to the sources)
         return None
     numba.config.CACHE_DIR = str(folder)
+    if portable():
+        numba.config.CACHE_LOCATOR_CLASSES = ",".join(
+            [f"{__name__}.PackageLocator", *DEFAULT_LOCATORS])
+    adopt_prebuilt(folder)
     try:
         (folder / USED).touch()
     except OSError:
         pass
     return folder
+
+
+# numba's own locators, in numba's order (numba.core.caching._CacheImpl), after ours
+DEFAULT_LOCATORS = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator",
+                    "IPythonCacheLocator", "ZipCacheLocator")
+
+
+def _locator_base():
+    from numba.core.caching import UserProvidedCacheLocator
+    return UserProvidedCacheLocator
+
+
+class PackageLocator(_locator_base()):
+    """numba's locator for its CACHE_DIR, for the engine's files only, with the folder for a
+    source file named by its place in the package ("solvers_<sha1 of engine/solvers>"), where
+    numba's hashes the absolute path."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        try:
+            Path(py_file).resolve().relative_to(ENGINE)
+        except (ValueError, OSError):
+            return None                        # not ours: numba's next locator
+        return super().from_function(py_func, py_file)
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file):
+        parts = ("engine", *Path(py_file).resolve().parent.relative_to(ENGINE).parts)
+        return f"{parts[-1]}_{hashlib.sha1('/'.join(parts).encode()).hexdigest()}"
+
+
+def adopt_prebuilt(folder: Path) -> bool:
+    """Copy PREBUILT/<key> (a wheel's kernels for exactly these sources) into the user's
+    folder unless that already holds every feature. Each file lands whole (a copy beside
+    it, then a rename) and the ready markers last, so a process starting alongside never
+    reads half a kernel. Returns True if it copied; never raises."""
+    source = PREBUILT / folder.name
+    if not source.is_dir() or not portable() or kernels_cached(folder):
+        return False
+    try:
+        files = [p for p in source.rglob("*") if p.is_file()]
+        files.sort(key=lambda p: p.name.startswith("ready-"))
+        for path in files:
+            target = folder / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            part = target.with_name(f".{target.name}.{os.getpid()}.part")
+            shutil.copyfile(path, part)
+            os.replace(part, target)
+    except OSError as e:
+        log.warning("could not use the prebuilt kernels in %s: %s", source, e)
+        return False
+    log.info("using the prebuilt kernels from %s", source)
+    return True
+
+
+def bundle(target: Path = PREBUILT) -> Path:
+    """Copy this session's compiled folder (every feature ready) to target/<key>, removing
+    other keys there: the kernels `pip wheel .` then packs (`impulse compile --bundle`)."""
+    folder = kernel_folder()
+    if not kernels_cached(folder):
+        raise RuntimeError(f"{folder} does not hold every feature's kernels")
+    if target.is_dir():
+        for old in target.iterdir():
+            if old.is_dir() and KEY.fullmatch(old.name):
+                shutil.rmtree(old)
+    out = target / folder.name
+    shutil.copytree(folder, out, ignore=shutil.ignore_patterns(USED, ".*"))
+    return out
 
 
 def _last_use(folder: Path) -> float:
@@ -123,9 +221,9 @@ def kernel_folder() -> Path:
     return Path(os.environ.get("NUMBA_CACHE_DIR") or cache_dir())
 
 
-def ready_marker(feature: str) -> Path:
+def ready_marker(feature: str, folder: Path | None = None) -> Path:
     """The file that says a feature's kernels are compiled (engine/warmup.py)."""
-    return kernel_folder() / f"ready-{feature}"
+    return (folder or kernel_folder()) / f"ready-{feature}"
 
 
 # numba's file for one compiled overload: <package folder>_<hash>/<module>.<function>-<line>
@@ -148,11 +246,11 @@ def cached_overloads(folder: Path | None = None) -> dict:
     return counts
 
 
-def features_ready(features) -> bool:
-    return all(ready_marker(f).exists() for f in features)
+def features_ready(features, folder: Path | None = None) -> bool:
+    return all(ready_marker(f, folder).exists() for f in features)
 
 
-def kernels_cached() -> bool:
+def kernels_cached(folder: Path | None = None) -> bool:
     """True if the cache holds every feature's kernels (a start then loads in about 1 s)."""
     from .warmup import FEATURES
-    return features_ready(FEATURES)
+    return features_ready(FEATURES, folder)

@@ -13,10 +13,11 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from .kernel_cache import kernels_cached, ready_marker  # noqa: F401  (kernels_cached: the app asks)
+from .kernel_cache import PREBUILT, bundle, kernels_cached, ready_marker  # noqa: F401  (kernels_cached: the app asks)
 
 FEATURES = ("step", "interaction", "contacts")
 
@@ -149,6 +150,9 @@ def main(argv=None) -> int:
     p.add_argument("--write-manifest", action="store_true",
                    help="store each kernel's compile seconds for later estimates "
                         "(engine/kernel_manifest.json; after changing kernels)")
+    p.add_argument("--bundle", nargs="?", const=str(PREBUILT), metavar="DIR",
+                   help="then copy the compiled kernels into DIR/<key> for a wheel to carry "
+                        f"(default {PREBUILT}; `pip wheel .` packs engine/prebuilt)")
     args = p.parse_args(argv)
     features = tuple(f for f in args.features.split(",") if f)
     unknown = [f for f in features if f not in FEATURES]
@@ -202,6 +206,10 @@ def main(argv=None) -> int:
     elif not args.quiet:
         print(f"physics kernels ready in {seconds:.1f} s ({progress.kernels} compiled)",
               file=sys.stderr)
+    if args.bundle:
+        out = bundle(Path(args.bundle))
+        if not args.quiet:
+            print(f"bundled into {out}", file=sys.stderr)
     return 0
 
 

@@ -120,3 +120,114 @@ def test_use_marks_its_folder_as_used(tmp_path, monkeypatch):
         assert (folder / kernel_cache.USED).exists()
     finally:
         numba.config.CACHE_DIR = before
+
+
+def test_kernels_compile_for_the_generic_cpu_into_path_free_folders():
+    """Portable kernels: numba's codegen targets the architecture's generic CPU, and the
+    folder of each source file is named by its place in the package."""
+    from impulse.engine.solvers import stopping
+    if os.environ.get("NUMBA_CPU_NAME"):
+        pytest.skip("the user named a CPU")
+    assert kernel_cache.portable()
+    assert stopping.past_deadline.targetctx.codegen().magic_tuple()[1:] == ("generic", "")
+    folders = sorted(p.name for p in kernel_cache.cache_dir().iterdir() if p.is_dir())
+    import hashlib
+    expected = {f"{name}_{hashlib.sha1(path.encode()).hexdigest()}" for name, path in
+                [("engine", "engine"), ("solvers", "engine/solvers"),
+                 ("joints", "engine/joints"), ("contacts", "engine/contacts"),
+                 ("collision", "engine/collision")]}
+    assert set(folders) == expected
+
+
+PROBE = """
+import sys
+import impulse.engine as e
+from impulse.engine import kernel_cache
+from impulse.engine.solvers import stopping
+import numpy as np
+stopping.past_deadline(0.0, np.zeros(64))
+print(e.__file__, kernel_cache.source_hash(), sum(stopping.past_deadline.stats.cache_hits.values()))
+"""
+
+
+@pytest.mark.slow
+def test_a_cache_built_in_one_place_loads_in_another(tmp_path):
+    """The same sources in another folder (a wheel's site-packages, another clone) have the
+    same key and load the kernels compiled from the first: no compile."""
+    elsewhere = tmp_path / "elsewhere" / "impulse"
+    shutil.copytree(os.path.join(ROOT, "engine"), elsewhere / "engine",
+                    ignore=shutil.ignore_patterns("__pycache__", "prebuilt"))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["IMPULSE_KERNEL_CACHE"] = str(tmp_path / "kernels")
+
+    def probe(pythonpath=None):
+        run_env = dict(env, **({"PYTHONPATH": pythonpath} if pythonpath else {}))
+        out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                             env=run_env, cwd=tmp_path, timeout=300, check=True).stdout.split()
+        return out[0], out[1], int(out[2])
+    here, key, hits = probe()
+    assert here.startswith(ROOT) and hits == 0                 # compiled here
+    there, key_there, hits_there = probe(str(tmp_path / "elsewhere"))
+    assert there.startswith(str(elsewhere)) and key_there == key and hits_there == 1
+
+
+def fake_prebuilt(root, key, features=("step", "interaction", "contacts")):
+    folder = root / key
+    (folder / "solvers_abc").mkdir(parents=True)
+    (folder / "solvers_abc" / "stopping.past_deadline-64.py311.nbi").write_bytes(b"index")
+    (folder / "solvers_abc" / "stopping.past_deadline-64.py311.1.nbc").write_bytes(b"x" * 1000)
+    for f in features:
+        (folder / f"ready-{f}").write_text("")
+    return folder
+
+
+def test_a_wheels_prebuilt_kernels_fill_an_empty_cache_once(tmp_path, monkeypatch):
+    key = kernel_cache.source_hash()
+    monkeypatch.setattr(kernel_cache, "PREBUILT", tmp_path / "prebuilt")
+    fake_prebuilt(tmp_path / "prebuilt", key)
+    user = tmp_path / "user" / key
+    user.mkdir(parents=True)
+    assert not kernel_cache.kernels_cached(user)
+    assert kernel_cache.adopt_prebuilt(user)
+    assert kernel_cache.kernels_cached(user)
+    assert (user / "solvers_abc" / "stopping.past_deadline-64.py311.1.nbc").read_bytes() == \
+        b"x" * 1000
+    assert not [p for p in user.rglob("*.part")]
+    assert not kernel_cache.adopt_prebuilt(user)               # already whole: left alone
+    other = tmp_path / "user" / ("0" * 16)                     # other sources: not theirs
+    other.mkdir()
+    assert not kernel_cache.adopt_prebuilt(other) and not list(other.iterdir())
+
+
+def test_use_takes_the_prebuilt_kernels(tmp_path, monkeypatch):
+    monkeypatch.setenv("IMPULSE_KERNEL_CACHE", str(tmp_path / "user"))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(kernel_cache, "PREBUILT", tmp_path / "prebuilt")
+    fake_prebuilt(tmp_path / "prebuilt", kernel_cache.source_hash())
+    before = numba.config.CACHE_DIR
+    try:
+        folder = kernel_cache.use()
+        assert folder == tmp_path / "user" / kernel_cache.source_hash()
+        assert kernel_cache.kernels_cached(folder)
+    finally:
+        numba.config.CACHE_DIR = before
+
+
+def test_bundle_copies_the_compiled_folder_and_drops_other_keys(tmp_path):
+    target = tmp_path / "prebuilt"
+    fake_prebuilt(target, "f" * 16)
+    (target / "README").write_text("keep")
+    out = kernel_cache.bundle(target)
+    assert out == target / kernel_cache.source_hash()
+    assert sorted(p.name for p in target.iterdir()) == sorted([out.name, "README"])
+    assert kernel_cache.kernels_cached(out) and not (out / kernel_cache.USED).exists()
+    here = kernel_cache.cache_dir()
+    ours = {p.relative_to(here) for p in here.rglob("*.nbc")}
+    assert ours and {p.relative_to(out) for p in out.rglob("*.nbc")} == ours
+
+
+def test_bundle_refuses_an_incomplete_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(kernel_cache, "kernel_folder", lambda: tmp_path / "partial")
+    (tmp_path / "partial").mkdir()
+    with pytest.raises(RuntimeError, match="does not hold every feature"):
+        kernel_cache.bundle(tmp_path / "prebuilt")

@@ -1,16 +1,22 @@
-"""The wheel (issue 19): built from the checkout, installed into a fresh venv outside it,
-it carries the scenes, shaders and icons and runs `impulse`, `impulse view pendulum`
-(a screenshot under Xvfb), `impulse sim chain8 --json` and the desktop entry, importing
-only `impulse.*` (no top-level `engine` or `app`)."""
+"""The wheel (issue 19): built as a release is (`impulse compile --bundle`, then `pip wheel
+.`) from the checkout's files, installed into a fresh venv outside it, it carries the scenes,
+shaders, icons and compiled kernels, starts without compiling, and runs `impulse`, `impulse
+view pendulum` (a screenshot under Xvfb), `impulse sim chain8 --json` and the desktop entry,
+importing only `impulse.*` (no top-level `engine` or `app`)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 import venv
 import zipfile
 from pathlib import Path
 
+import numba
 import pytest
+
+from impulse.engine import kernel_cache
 
 from gui_util import start_xvfb
 
@@ -18,11 +24,30 @@ pytestmark = [pytest.mark.slow, pytest.mark.gui]
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def checkout_copy(to: Path) -> Path:
+    """The checkout's files that git tracks or would track (no build/, no prebuilt/)."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True)
+    if listed.returncode != 0:                  # not a git checkout
+        shutil.copytree(ROOT, to, ignore=shutil.ignore_patterns(
+            ".git", "build", "*.egg-info", "prebuilt", "__pycache__"))
+        return to
+    for name in listed.stdout.splitlines():
+        if (ROOT / name).is_file():
+            (to / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, to / name)
+    return to
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
+    """`impulse compile --bundle` (this session's compiled kernels: the conftest compiled
+    them) into a copy of the checkout, then `pip wheel` of that copy."""
+    src = checkout_copy(tmp_path_factory.mktemp("src"))
+    kernel_cache.bundle(src / "engine" / "prebuilt")
     out = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                    "-w", str(out), str(ROOT)], check=True, capture_output=True, timeout=600)
+                    "-w", str(out), str(src)], check=True, capture_output=True, timeout=600)
     (path,) = out.glob("impulse-*.whl")
     return path
 
@@ -54,6 +79,32 @@ def test_the_wheel_holds_the_package_scenes_shaders_and_icons(wheel):
     assert "impulse/assets/icons/impulse.svg" in names
     tops = {n.split("/")[0] for n in names if not n.startswith("impulse-")}
     assert tops == {"impulse"}                  # no top-level engine/ or app/
+    key = kernel_cache.source_hash()
+    kernels = [n for n in names if n.startswith(f"impulse/engine/prebuilt/{key}/")]
+    assert {f"impulse/engine/prebuilt/{key}/ready-{f}" for f in ("step", "interaction",
+                                                                  "contacts")} <= set(kernels)
+    assert len([n for n in kernels if n.endswith(".nbc")]) > 200
+
+
+def test_a_first_start_from_the_wheel_compiles_nothing(installed, tmp_path):
+    """An empty kernel cache: the wheel's prebuilt kernels fill it, and `impulse sim` runs
+    at once (compiling would take minutes)."""
+    theirs = subprocess.run([str(installed / "bin" / "python"), "-c",
+                             "import numba, sys; print(numba.__version__, sys.version_info[:3])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    if theirs != f"{numba.__version__} {sys.version_info[:3]}":
+        pytest.skip(f"the venv's numba/Python ({theirs}) differ from the bundle's")
+    cache = tmp_path / "kernels"
+    t = time.perf_counter()
+    sim = run(installed, tmp_path, "sim", "chain8", "--duration", "0.5", "--json",
+              env={"IMPULSE_KERNEL_CACHE": str(cache)})
+    seconds = time.perf_counter() - t
+    assert sim.returncode == 0, sim.stderr
+    assert json.loads(sim.stdout)["steps"] == 50
+    assert "compil" not in sim.stderr, sim.stderr
+    assert seconds < 60, seconds
+    (folder,) = cache.iterdir()
+    assert folder.name == kernel_cache.source_hash() and kernel_cache.kernels_cached(folder)
 
 
 def test_the_installed_commands_run_outside_the_checkout(installed, tmp_path):
