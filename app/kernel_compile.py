@@ -16,6 +16,9 @@ from impulse.engine import warmup
 from impulse.engine.compile_progress import RESUMED_SHARE, compile_heading
 
 log = logging.getLogger(__name__)
+# what each feature of engine.warmup compiles, in the bar's words
+FEATURE_TITLES = {"step": "time step", "interaction": "drag and live edits",
+                  "contacts": "collision detection"}
 
 
 def features_for_path(path) -> tuple:
@@ -92,7 +95,7 @@ class BackgroundCompile:
             elif kind == "kernel":
                 name = str(msg.get("name", ""))
                 if ".engine." in f".{name}":          # not numba's own helpers ("impl")
-                    self.kernel = name.rsplit(".", 1)[-1]
+                    self.kernel = name.split(".engine.", 1)[-1]   # "solvers.rounds.stage"
                 self.fraction = float(msg.get("fraction", self.fraction))
                 self.eta_s = msg.get("eta_s")
                 self.kernels += 1
@@ -111,6 +114,17 @@ class BackgroundCompile:
             last = next((s for s in reversed(self._stderr) if s.strip()), f"exit status {rc}")
             self.error = f"compiling the physics kernels failed: {last}"
             log.error("%s", self.error)
+
+    def bar_label(self) -> str:
+        """The bar's text: the feature being compiled and its kernel ("time step:
+        solvers.rounds.position_stage"), or what the child does before its first compile
+        (a resumed one loads what the last compile left, announcing nothing, 12-20 s)."""
+        if not self.kernels or not self.kernel:
+            return ("loading the kernels compiled before" if self.resumed
+                    else "starting the compiler")
+        feature = next((f for f in warmup.FEATURES if f not in self.ready), None)
+        title = FEATURE_TITLES.get(feature)
+        return f"{title}: {self.kernel}" if title else self.kernel
 
     def status_line(self) -> str:
         if self.error:

@@ -223,6 +223,8 @@ def kick(B, dt):
     f, static, inv_mass, vel, omega = B.load, B.static, B.inv_mass, B.vel, B.omega
     inv_inertia_w, pred_ok = B.inv_inertia_w, B.pred_ok
     for b in range(f.shape[0]):
+        if static[b]:               # (impulse_to would skip it: one byte read, not six words)
+            continue
         if f[b, 0] != 0.0 or f[b, 1] != 0.0 or f[b, 2] != 0.0:
             impulse_to(static, inv_mass, vel, omega, inv_inertia_w, pred_ok, b, 0.0, 0.0, 0.0,
                        f[b, 0] * dt, f[b, 1] * dt, f[b, 2] * dt)

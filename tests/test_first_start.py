@@ -70,7 +70,8 @@ def test_background_compile_reports_kernels_features_and_the_end(tmp_path):
     gate = tmp_path / "go"
     c = BackgroundCompile(fake_compiler(tmp_path, gate))
     assert wait_for(lambda: c.has(("step", "interaction")))
-    assert c.kernels == 3 and c.kernel == "k3" and c.fraction == pytest.approx(0.6)
+    assert c.kernels == 3 and c.kernel == "c.k3" and c.fraction == pytest.approx(0.6)
+    assert c.bar_label() == "collision detection: c.k3"     # step and interaction are ready
     assert c.running and not c.has(warmup.FEATURES)
     assert "60 %" in c.status_line() and "10 s left" in c.status_line()
     gate.write_text("")
@@ -83,6 +84,7 @@ def test_a_resumed_compile_says_so_and_counts_what_was_done(tmp_path):
     c = BackgroundCompile(fake_compiler(tmp_path, gate, before=0.55))
     assert wait_for(lambda: c.has(("step", "interaction")))
     assert c.resumed and c.status_line().startswith("resumed compile: compiling")
+    assert c.bar_label() == "collision detection: c.k3"
     gate.write_text("")
     assert wait_for(lambda: c.finished)
     first = BackgroundCompile(fake_compiler(tmp_path, gate))
@@ -101,6 +103,18 @@ def twice(x):
 def other(x):
     return x + 1.0
 """
+
+
+def test_the_bar_says_what_the_child_does_before_its_first_kernel(tmp_path):
+    fresh = BackgroundCompile(start=False)
+    fresh.resumed = False
+    assert fresh.bar_label() == "starting the compiler"
+    fresh.resumed = True                     # loading what a stopped compile left
+    assert fresh.bar_label() == "loading the kernels compiled before"
+    fresh.kernels, fresh.kernel = 1, "solvers.rounds.position_stage"
+    assert fresh.bar_label() == "time step: solvers.rounds.position_stage"
+    fresh.ready = {"step"}
+    assert fresh.bar_label().startswith("drag and live edits: ")
 
 
 def test_an_interrupted_compile_resumes_from_what_the_cache_holds(tmp_path):

@@ -116,8 +116,7 @@ class Launcher:
         if c is None:
             return
         imgui.text(c.status_line())
-        label = c.kernel or "starting"
-        imgui.progress_bar(c.fraction, imgui.ImVec2(-1, 0), label)
+        imgui.progress_bar(c.fraction, imgui.ImVec2(-1, 0), c.bar_label())
         waiting = self.app.pending_open
         if waiting is not None:
             imgui.text_wrapped(self.app.status)

@@ -233,6 +233,9 @@ class CollisionDetector:
             self._cur = 1 - self._cur
             slot = self._cur
         self._out = self._bufs[slot]
+        if body_static.all():   # nothing moves (fixed or asleep): static pairs never collide
+            self.n_pairs = 0
+            return self._contact_set(0)
         while True:
             n_pairs, n = self._detect_kernel(
                 body_pos, body_rot, body_vel, body_omega, body_static,
