@@ -119,3 +119,18 @@ def test_contact_response_through_a_joint_tree_is_the_schur_complement():
     c = on_tree[0]
     assert C.keff[c] < 0.9 * C.k_normal[c, 0]
     w.collision.finish()
+
+
+def test_a_tree_with_a_motor_or_servo_keeps_plain_contact_rows():
+    """contact_tree.routes: contacts act through a tree without motors; a servo (or a
+    velocity motor) on any enabled tree joint keeps them plain (the A1's stance,
+    tests/test_import_stand.py), and a disabled one (a sleeping island's) does not count."""
+    w = _chain_on_the_ground()
+    assert contact_tree.routes(w.J, w.solver_work())
+    for motor in ({"mode": "position", "target": 0.1, "max_force": 5.0},
+                  {"mode": "velocity", "target": 0.5, "max_force": 5.0}):
+        w = _chain_on_the_ground()
+        w.edit_joint("h2", {"motor": motor})
+        assert not contact_tree.routes(w.J, w.solver_work()), motor
+        w.J.enabled[:] = False
+        assert contact_tree.routes(w.J, w.solver_work()), motor

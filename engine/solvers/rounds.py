@@ -20,7 +20,8 @@ Position stage (replaces P-steps 1-2 of iterative.py), in rounds:
 Contacts (engine/contacts/solve.py) are Gauss-Seidel rows of step 1 too, visited in the contact
 order for the first contact_cycles rounds (the last of them without asking for another
 round), as in the iterative loop: block Gauss-Seidel of an exact joint solve and the
-contacts, so a servo-driven tree standing on the ground keeps its joints exact.
+contacts, so a servo-driven tree standing on the ground keeps its joints exact. On a tree
+without motors a contact acts through the tree (contact_tree.py: routes).
 Velocity stage (P-step 4): the same with du_j = u_b - u_a; without other joints one solve.
 A singular pivot (redundant joints) makes the stage fall back to Gauss-Seidel visits of the
 global joints too, for that factorisation.
@@ -253,7 +254,7 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
         if refactor:
             use_global = ng > 0 and ensure_factor(B, J, W, solver, True, scratch_rows)
             refactor = False
-            routed = use_global and solver != LINEAR and nc > 0
+            routed = use_global and solver != LINEAR and nc > 0 and contact_tree.routes(J, W)
             if routed:
                 contact_tree.set_keff(B, J, W, C)
         # 1. Gauss-Seidel visits (the global joints too if their matrix is singular; the
@@ -384,7 +385,7 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
     if ng + no + nc == 0:
         return
     use_global = ng > 0 and ensure_factor(B, J, W, solver, False, scratch_rows)
-    routed = use_global and solver != LINEAR and nc > 0
+    routed = use_global and solver != LINEAR and nc > 0 and contact_tree.routes(J, W)
     if routed:
         contact_tree.set_keff(B, J, W, C)
     eps = settings[S_EPS_VEL]
