@@ -30,6 +30,20 @@ def features_for_path(path) -> tuple:
         return warmup.FEATURES         # the open reports the problem itself
 
 
+def load_features_for_path(path) -> tuple:
+    """The features a scene's load itself runs (before any step): a joint's angles are read
+    by a compiled kernel (joints.generic.store_angles_now, compiled with "step"); nothing
+    else a load does is compiled. A thumbnail made during the compile waits for them: that
+    kernel compiled in the window's thread froze the window for 5-10 s."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return ()                      # the thumbnail reports the problem itself
+    joints = doc.get("joints") if isinstance(doc, dict) else None
+    return ("step",) if joints else ()
+
+
 class BackgroundCompile:
     """The compile child and what it has said so far (read from the UI thread)."""
 

@@ -126,3 +126,34 @@ def test_the_gallery_is_drawn_before_its_first_thumbnail(display):  # noqa: F811
     finally:
         a.close()
         v.close()
+
+
+def test_a_scene_whose_load_runs_a_kernel_waits_for_the_compile(display, tmp_path):  # noqa: F811
+    """While the kernels compile, the launcher makes thumbnails of the scenes whose load
+    needs no kernel and keeps the others (joints: their angles are read by a kernel) back
+    until the compile has the step feature; compiled in the window's thread, that kernel
+    froze the window for 5-10 s (Ctrl+Q took 5.5 s at +6 s of a first start)."""
+    from impulse.app.app import App
+    from impulse.app.kernel_compile import load_features_for_path
+    from impulse.app.window import Viewer
+
+    scenes = os.path.join(ROOT, "scenes")
+    assert load_features_for_path(os.path.join(scenes, "chain8.json")) == ("step",)
+    assert load_features_for_path(os.path.join(scenes, "box_stack.json")) == ()
+    compiling = BackgroundCompile(start=False)      # a first start: nothing ready
+    v = Viewer(None, 640, 400, vsync=False)
+    a = App(v, media_dir=str(display[1]), compile=compiling)
+    try:
+        launcher = a.launcher
+        n = len(launcher.entries)
+        plain = [e.path for e in launcher.entries if not launcher.load_needs[e.path]]
+        for _ in range(n + 2):
+            launcher.update()
+        assert sorted(launcher.textures) == sorted(plain) and 0 < len(plain) < n
+        compiling.ready.add("step")
+        for _ in range(n + 2):
+            launcher.update()
+        assert launcher.thumbnails_done
+    finally:
+        a.close()
+        v.close()

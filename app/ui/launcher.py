@@ -13,6 +13,7 @@ import imageio.v3 as iio
 from imgui_bundle import imgui
 
 from impulse.app.gallery import DEFAULT_SCENE, SCENES, scene_entries
+from impulse.app.kernel_compile import load_features_for_path
 from impulse.app.recent import load_recent
 from impulse.app.thumbs import THUMB_SIZE, thumbnail
 from impulse.app.ui import widgets as W
@@ -46,17 +47,25 @@ class Launcher:
         self.open_path = ""
         self.card_rects = {}           # scene name -> (x0, y0, x1, y1) of its thumbnail
         self.still = set()             # paths whose thumbnail was made before the kernels
+        self.load_needs = {e.path: load_features_for_path(e.path) for e in self.entries}
 
     @property
     def thumbnails_done(self) -> bool:
         return all(e.path in self.textures for e in self.entries)
 
     def update(self) -> None:
-        """Make the next missing thumbnail texture (call outside the UI pass)."""
+        """Make the next missing thumbnail texture (call outside the UI pass). While the
+        kernels compile, a scene whose load runs a kernel waits until the compile has it
+        (kernel_compile.load_features_for_path): its card says "rendering..." meanwhile."""
         for e in self.entries:
-            if e.path not in self.textures:
+            if e.path not in self.textures and not self._waits(e.path):
                 self.textures[e.path] = self._texture(e.path)
                 return
+
+    def _waits(self, path) -> bool:
+        """The scene's load needs kernels the running compile does not have yet."""
+        c = self.app.compile
+        return c is not None and not c.has(self.load_needs[path])
 
     def kernels_ready(self) -> None:
         """The first start's compile finished: settle the thumbnails made without it."""
@@ -143,7 +152,8 @@ class Launcher:
             if tex is not None:
                 clicked = imgui.image_button(f"##card{i}", imgui.ImTextureRef(tex.glo), image)
             else:
-                label = "rendering..." if e.path not in self.textures else "no preview"
+                label = "no preview" if e.path in self.textures else \
+                    "after the kernels" if self._waits(e.path) else "rendering..."
                 clicked = imgui.button(f"{label}##card{i}", image + pad * 2)
             W.record_rect(f"card.{e.name}")
             if clicked:
