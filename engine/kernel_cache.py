@@ -11,7 +11,7 @@ NUMBA_CACHE_DIR is left alone. Must run before any kernel module is imported
 
 Each edit or upgrade leaves the old folder behind (about 100 MB). use() marks its folder as
 used; once a folder's kernels are all compiled, prune() deletes the other folders beyond the
-KEEP most recently used, where unused for IDLE_S (never the current one, never anything
+KEEP most recently used, where unused for IDLE_S (an hour; never the current one, never anything
 that is not a key folder).
 
 Portable: the kernels compile for the generic CPU of the architecture (NUMBA_CPU_NAME=generic
@@ -37,8 +37,9 @@ PREBUILT = ENGINE / "prebuilt"    # a wheel's compiled kernels: PREBUILT/<key>/ 
 # engine folders and files that no kernel reaches: no numba in them, and only the command
 # line imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
 OUTSIDE_KERNELS = ("bench", "cli.py", "formats")
-KEEP = 3               # other key folders kept, most recently used first (other versions,
-IDLE_S = 86400.0       # worktrees); older ones go once unused for a day
+KEEP = 3               # other key folders kept, most recently used first (other versions);
+IDLE_S = 3600.0        # older ones go once unused for an hour: with a day, a day of engine
+                       # edits left 80 folders of 60 MB here (every edit is a new key)
 USED = "used"          # marker file: its modification time is the folder's last use
 KEY = re.compile(r"[0-9a-f]{16}")
 

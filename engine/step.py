@@ -16,7 +16,9 @@ at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
                 a diverging loop halves the step (up to max_halvings)
   5. shock      shock propagation over the contact graph's layers, bottom-up
   6. advance    P-step 3: every body moves ballistically to t + h; the loads' second kick
-  7. velocity   P-step 4: joints and touching contacts at t + h, then the velocity shock pass
+  7. velocity   P-step 4: joints (warm-started from their last correction where the
+                iterative solver runs, joints/warm_start.py) and touching contacts at t + h,
+                then the velocity shock pass
 Each stage is timed into its own statistics field (T_<stage>_NS; step_stats.py names them);
 the stopping rules the position and velocity stages share live in solvers/stopping.py.
 Every stage and the sub-step loop are NO_REFCOUNT (jitopts.py): compiled with reference

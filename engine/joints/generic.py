@@ -224,7 +224,7 @@ def rotation_rows_of(B, J, j, mask, ahead, axes):
         return 3
     if mask == 0:
         return 0
-    locked = (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)
+    locked = _bits(mask)
     if locked == 2:
         k = 0 if not mask & 1 else (1 if not mask & 2 else 2)   # the free axis
         return _locked_axes(B, J, j, 7 & ~(1 << k), ahead, axes)
