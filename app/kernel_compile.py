@@ -21,13 +21,20 @@ FEATURE_TITLES = {"step": "time step", "interaction": "drag and live edits",
                   "contacts": "collision detection"}
 
 
-def features_for_path(path) -> tuple:
-    """The features the scene file at `path` needs (engine.warmup.features_for_document)."""
+def _document(path):
+    """The scene file's JSON document, or None where it cannot be read (the open or the
+    thumbnail reports the problem itself)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return warmup.features_for_document(json.load(f))
+            return json.load(f)
     except (OSError, ValueError):
-        return warmup.FEATURES         # the open reports the problem itself
+        return None
+
+
+def features_for_path(path) -> tuple:
+    """The features the scene file at `path` needs (engine.warmup.features_for_document)."""
+    doc = _document(path)
+    return warmup.FEATURES if doc is None else warmup.features_for_document(doc)
 
 
 def load_features_for_path(path) -> tuple:
@@ -35,13 +42,8 @@ def load_features_for_path(path) -> tuple:
     by a compiled kernel (joints.generic.store_angles_now, compiled with "step"); nothing
     else a load does is compiled. A thumbnail made during the compile waits for them: that
     kernel compiled in the window's thread froze the window for 5-10 s."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return ()                      # the thumbnail reports the problem itself
-    joints = doc.get("joints") if isinstance(doc, dict) else None
-    return ("step",) if joints else ()
+    doc = _document(path)
+    return ("step",) if isinstance(doc, dict) and doc.get("joints") else ()
 
 
 class BackgroundCompile:

@@ -56,7 +56,7 @@ class Launcher:
     def update(self) -> None:
         """Make the next missing thumbnail texture (call outside the UI pass). While the
         kernels compile, a scene whose load runs a kernel waits until the compile has it
-        (kernel_compile.load_features_for_path): its card says "rendering..." meanwhile."""
+        (kernel_compile.load_features_for_path): its card says "after the kernels" meanwhile."""
         for e in self.entries:
             if e.path not in self.textures and not self._waits(e.path):
                 self.textures[e.path] = self._texture(e.path)
