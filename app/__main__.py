@@ -54,6 +54,7 @@ example:
     "compile": ("compile the physics kernels now (engine.warmup)", """\
 examples:
   impulse compile                    after installing: later starts take 1 s
+  impulse compile -j 1               in one process (default: one per core)
   impulse compile --bundle           and copy them to engine/prebuilt for `pip wheel .`"""),
     "scenes": ("list the bundled scenes with their descriptions", """\
 examples:
@@ -218,7 +219,20 @@ def _no_arguments(p):
     pass
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def _compile_arguments(p):
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="compile in N processes (default: this machine's cores, at most 8; "
+                        "1: in one process)")
     p.add_argument("--bundle", nargs="?", const="", metavar="DIR",
                    help="then copy the kernels into DIR/<key> (default: the engine's "
                         "prebuilt/ folder), which `pip wheel .` packs into the wheel")
@@ -418,6 +432,8 @@ def scenes(args) -> int:
 def compile_kernels(args) -> int:
     from impulse.engine import warmup
     argv = ["--progress", "none", "--quiet"] if args.quiet else []
+    if args.jobs is not None:
+        argv += ["--jobs", str(args.jobs)]
     if args.bundle is not None:
         argv += ["--bundle"] + ([args.bundle] if args.bundle else [])
     return warmup.main(argv)

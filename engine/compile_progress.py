@@ -57,40 +57,51 @@ def cached_seconds(manifest=None, overloads=None) -> float:
     return done
 
 
-def duration_text(seconds, left=False) -> str:
-    """"about 8 minutes on a 2-core machine" ("about 3 minutes left on ..." with `left`)."""
-    minutes = max(1, math.ceil(seconds / 60))
-    return (f"about {minutes} minute{'s' if minutes > 1 else ''}{' left' if left else ''} "
-            "on a 2-core machine")
+def duration_text(seconds, left=False, jobs=1) -> str:
+    """"about 5 minutes on 2 cores" for `seconds` of one core's compiling spread over `jobs`
+    processes ("about 3 minutes left on ..." with `left`)."""
+    minutes = max(1, math.ceil(seconds / max(jobs, 1) / 60))
+    where = "one core" if jobs <= 1 else f"{jobs} cores"
+    return f"about {minutes} minute{'s' if minutes > 1 else ''}{' left' if left else ''} on {where}"
 
 
-def expected_duration_text(manifest=None) -> str:
+def expected_duration_text(manifest=None, jobs=None) -> str:
     """How long a first compile takes, for the messages that announce one."""
-    return duration_text(expected_seconds(manifest))
+    return duration_text(expected_seconds(manifest), jobs=planned_jobs() if jobs is None else jobs)
+
+
+def planned_jobs() -> int:
+    """The processes `impulse compile` compiles in here (compile_plan.py): the cores, where
+    the plan fits this numba; else one."""
+    from .compile_plan import default_jobs, fits_numba
+    return default_jobs() if fits_numba() else 1
 
 
 RESUMED_SHARE = 0.01           # a compile with this much in the cache was stopped before
 
 
-def compile_heading(manifest=None, overloads=None) -> str:
+def compile_heading(manifest=None, overloads=None, jobs=None) -> str:
     """The line that announces a compile: a first one, or one resumed where it stopped
     ("resuming the kernel compile: 62 % done before, about 3 minutes left ...")."""
     m = load_manifest() if manifest is None else manifest
+    jobs = planned_jobs() if jobs is None else jobs
     total = expected_seconds(m)
     before = min(cached_seconds(m, overloads), total)
     if before < RESUMED_SHARE * total:
-        return f"first start: compiling the physics kernels, once ({duration_text(total)})"
+        return ("first start: compiling the physics kernels, once "
+                f"({duration_text(total, jobs=jobs)})")
     return (f"resuming the kernel compile: {100 * before / total:.0f} % done before, "
-            f"{duration_text(total - before, left=True)}")
+            f"{duration_text(total - before, left=True, jobs=jobs)}")
 
 
-def estimate_left(total, done, elapsed) -> float:
-    """Seconds left when `done` of `total` manifest seconds took `elapsed` here. The pace is
-    (elapsed + PRIOR_S) / (done + PRIOR_S): the manifest's own at first, this machine's as
-    kernels finish. The pace of the first kernels alone (elapsed/done) counts the start-up
-    before them (numba's first typing): 675 s left at the first kernel of a 327 s compile
-    (2026-11-28), 'about 11 min' in the launcher."""
-    pace = (elapsed + PRIOR_S) / (done + PRIOR_S)
+def estimate_left(total, done, elapsed, jobs=1) -> float:
+    """Seconds left when `done` of `total` manifest seconds took `elapsed` here, compiling in
+    `jobs` processes. The pace is (elapsed + PRIOR_S / jobs) / (done + PRIOR_S): the
+    manifest's own (one core's) over the jobs at first, this machine's as kernels finish.
+    The pace of the first kernels alone (elapsed/done) counts the start-up before them
+    (numba's first typing): 675 s left at the first kernel of a 327 s compile (2026-11-28),
+    'about 11 min' in the launcher."""
+    pace = (elapsed + PRIOR_S / max(jobs, 1)) / (done + PRIOR_S)
     return max(total - done, 0.0) * pace
 
 
@@ -102,8 +113,9 @@ class CompileProgress:
     exclusive CPU seconds) for a new manifest.
     """
 
-    def __init__(self, report=None, manifest=None, already=None):
+    def __init__(self, report=None, manifest=None, already=None, jobs=1):
         self.report = report
+        self.jobs = jobs
         self.expected = load_manifest() if manifest is None else manifest
         self.total = expected_seconds(self.expected)
         # expected seconds of the kernels a stopped compile left in the cache
@@ -123,7 +135,7 @@ class CompileProgress:
         if not self.done:
             return None
         return estimate_left(self.total - self.already, self.done,
-                             time.perf_counter() - self._t0)
+                             time.perf_counter() - self._t0, self.jobs)
 
     def __enter__(self):
         from numba.core import event
@@ -158,6 +170,10 @@ class CompileProgress:
         if self._stack:
             self._stack[-1][2] += took
         self.timings.append((name, took - inner))
+        self.count(name)
+
+    def count(self, name):
+        """One more kernel ready: compiled here, or by a worker (compile_plan.py)."""
         self.kernels += 1
         seconds, count = self.expected.get(name, (UNKNOWN_SECONDS, 1))
         self.done += seconds / max(count, 1)

@@ -9,7 +9,7 @@ that points XDG_CACHE_HOME elsewhere still shares the compiled kernels); an expl
 NUMBA_CACHE_DIR is left alone. Must run before any kernel module is imported
 (engine/__init__.py does it first).
 
-Each edit or upgrade leaves the old folder behind (about 100 MB). use() marks its folder as
+Each edit or upgrade leaves the old folder behind (about 60 MB). use() marks its folder as
 used; once a folder's kernels are all compiled, prune() deletes the other folders beyond the
 KEEP most recently used, where unused for IDLE_S (an hour; never the current one, never anything
 that is not a key folder).

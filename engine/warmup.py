@@ -11,15 +11,24 @@ it in a background process on a first start (app/kernel_compile.py).
 """
 import argparse
 import json
+import logging
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
-from .kernel_cache import PREBUILT, bundle, kernels_cached, ready_marker  # noqa: F401  (kernels_cached: the app asks)
+from .kernel_cache import (  # noqa: F401  (kernels_cached: the app asks)
+    PREBUILT,
+    bundle,
+    features_ready,
+    kernels_cached,
+    ready_marker,
+)
 
 FEATURES = ("step", "interaction", "contacts")
+log = logging.getLogger(__name__)
 
 
 def features_for_document(doc) -> tuple:
@@ -88,17 +97,35 @@ def warm_contacts():
     w.step()
 
 
-def warm_up(features=FEATURES, on_ready=None):
+def warm_up(features=FEATURES, on_ready=None, jobs=1, on_kernel=None, recorder=None):
     """Compile (or load) the kernels of `features`, in FEATURES order; on_ready(feature)
-    after each. Marks each feature ready in the cache folder."""
-    for feature in FEATURES:
-        if feature in features:
-            warm = {"step": warm_step, "interaction": warm_interaction,
-                    "contacts": warm_contacts}[feature]
-            warm()
-            _mark_ready(feature)
-            if on_ready is not None:
-                on_ready(feature)
+    after each. Marks each feature ready in the cache folder. With jobs > 1 the plan's
+    kernels (compile_plan.py) compile first in that many processes, on_kernel(name) after
+    each; this process then loads them, and compiles what the plan lacks. `recorder`
+    (compile_plan.Recorder) is told which feature compiles."""
+    warmed = set()
+
+    def finish(feature):
+        if recorder is not None:
+            recorder.feature = feature
+        {"step": warm_step, "interaction": warm_interaction, "contacts": warm_contacts}[feature]()
+        _mark_ready(feature)
+        warmed.add(feature)
+        if on_ready is not None:
+            on_ready(feature)
+
+    wanted = [f for f in FEATURES if f in features]
+    if jobs > 1 and not features_ready(wanted):
+        from . import compile_plan
+        items = [it for it in compile_plan.load() if it[2] in wanted]
+        if items:
+            failed = compile_plan.run(items, jobs, on_kernel=on_kernel, on_feature=finish,
+                                      features_order=wanted)
+            for name, error in failed:
+                log.debug("plan entry %s not compiled: %s", name, error)
+    for feature in wanted:
+        if feature not in warmed:
+            finish(feature)
     if kernels_cached():      # this version's kernels are all there: old versions' may go
         from .kernel_cache import prune
         prune()
@@ -140,20 +167,30 @@ def warm_interaction():
 
 def main(argv=None) -> int:
     """`impulse compile` / `python -m impulse.engine.warmup`."""
+    from .compile_plan import MAX_JOBS, Recorder, default_jobs, fits_numba
     p = argparse.ArgumentParser(prog="impulse compile", description="compile the physics "
                                 "kernels into the cache now (later starts take a second)")
     p.add_argument("--progress", choices=("auto", "bar", "jsonl", "none"), default="auto",
                    help="a progress bar on a terminal (auto), JSON lines for a program, none")
     p.add_argument("--features", default=",".join(FEATURES),
                    help=f"comma-separated subset of {','.join(FEATURES)}")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="compile in N processes (default: the cores, at most "
+                        f"{MAX_JOBS}; 1: in this process only)")
     p.add_argument("--quiet", action="store_true", help="no closing line")
     p.add_argument("--write-manifest", action="store_true",
                    help="store each kernel's compile seconds for later estimates "
-                        "(engine/kernel_manifest.json; after changing kernels)")
+                        "(engine/kernel_manifest.json) and the plan of the parallel compile "
+                        "(engine/kernel_plan.pkl.xz): after changing kernels, from an empty "
+                        "cache, in one process")
     p.add_argument("--bundle", nargs="?", const=str(PREBUILT), metavar="DIR",
                    help="then copy the compiled kernels into DIR/<key> for a wheel to carry "
                         f"(default {PREBUILT}; `pip wheel .` packs engine/prebuilt)")
     args = p.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        p.error(f"--jobs must be 1 or more, not {args.jobs}")
+    # a new manifest and plan come from one process (the plan records numba's own order)
+    jobs = 1 if args.write_manifest or not fits_numba() else (args.jobs or default_jobs())
     features = tuple(f for f in args.features.split(",") if f)
     unknown = [f for f in features if f not in FEATURES]
     if unknown:
@@ -187,13 +224,16 @@ def main(argv=None) -> int:
             emit(event="ready", feature=feature)
 
     try:
-        with CompileProgress(report) as progress:
+        with CompileProgress(report, jobs=jobs) as progress:
             if bar is not None:                      # a stopped compile resumes its bar
                 bar.n = round(100 * progress.fraction())
                 bar.refresh()
             elif mode == "jsonl":
                 emit(event="start", fraction=round(progress.fraction(), 4))
-            warm_up(features, on_ready=ready)
+            recorder = Recorder() if args.write_manifest else nullcontext()
+            with recorder:
+                warm_up(features, on_ready=ready, jobs=jobs, on_kernel=progress.count,
+                        recorder=recorder if args.write_manifest else None)
     finally:
         if bar is not None:
             bar.n = 100
@@ -201,6 +241,7 @@ def main(argv=None) -> int:
     seconds = time.perf_counter() - t
     if args.write_manifest:
         write_manifest(progress.timings)
+        recorder.write()
     if mode == "jsonl":
         emit(event="done", seconds=round(seconds, 1), kernels=progress.kernels)
     elif not args.quiet:

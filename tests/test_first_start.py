@@ -137,11 +137,12 @@ def test_an_interrupted_compile_resumes_from_what_the_cache_holds(tmp_path):
                 "numba.np.arrayobj.ol_np_empty.<locals>.impl": (1.0, 1)}
     assert cached_seconds(manifest, overloads) == pytest.approx(4.0)
     assert cached_overloads(tmp_path / "nothing") == {}
-    heading = compile_heading(manifest, overloads)
+    heading = compile_heading(manifest, overloads, jobs=1)
     assert heading == "resuming the kernel compile: 33 % done before, about 1 minute left " \
-                      "on a 2-core machine"
-    assert compile_heading(manifest, {}).startswith("first start: compiling the physics "
-                                                    "kernels, once (about 1 minute")
+                      "on one core"
+    assert compile_heading(manifest, {}, jobs=2).startswith("first start: compiling the "
+                                                            "physics kernels, once (about 1 "
+                                                            "minute on 2 cores")
     p = CompileProgress(manifest=manifest, already=cached_seconds(manifest, overloads))
     assert p.fraction() == pytest.approx(4.0 / 12.0) and p.eta() is None
     p._t0, p.done = time.perf_counter() - 10.0, 2.0    # then 2 s of the 8 left, in 10 s here
@@ -215,8 +216,10 @@ def test_the_estimate_starts_from_the_manifest_and_follows_this_machine(total, p
 
 def test_the_announced_duration_is_the_manifests():
     assert expected_seconds({"a": (100.0, 2), "b": (200.5, 1)}) == 300.5
-    assert expected_duration_text({"a": (100.0, 2), "b": (200.5, 1)}) == \
-        "about 6 minutes on a 2-core machine"
+    assert expected_duration_text({"a": (100.0, 2), "b": (200.5, 1)}, jobs=1) == \
+        "about 6 minutes on one core"
+    assert expected_duration_text({"a": (100.0, 2), "b": (200.5, 1)}, jobs=2) == \
+        "about 3 minutes on 2 cores"
     assert expected_seconds({}) > 0
     m = load_manifest()
     assert expected_seconds() == pytest.approx(sum(s for s, _ in m.values()))
@@ -270,3 +273,13 @@ def test_the_numba_internals_the_kernels_use_are_there():
     assert getattr(dispatcher.Dispatcher.get_call_template, "drops_literals", False)
     assert stages.step.overloads and all(
         hasattr(cres, "entry_point") for cres in stages.step.overloads.values())
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 4])
+def test_the_estimate_of_a_parallel_compile_starts_from_the_manifest_over_the_jobs(jobs):
+    """Compiling in `jobs` processes (engine/compile_plan.py), the first estimate is the
+    manifest's one-core seconds over the jobs; as kernels finish, this machine's pace."""
+    assert estimate_left(400.0, 0.0, 0.0, jobs) == pytest.approx(400.0 / jobs)
+    # 200 of 400 manifest seconds done in 100 s: the pace seen here takes over
+    assert estimate_left(400.0, 200.0, 100.0, jobs) == pytest.approx(
+        200.0 * (100.0 + PRIOR_S / jobs) / (200.0 + PRIOR_S))

@@ -79,6 +79,9 @@ def test_the_wheel_holds_the_package_scenes_shaders_and_icons(wheel):
     assert "impulse/scenes/pendulum.json" in names and "impulse/scenes/chain8.json" in names
     assert "impulse/assets/shaders/shape.vert.glsl" in names
     assert "impulse/assets/icons/impulse.svg" in names
+    # the estimates' manifest and the parallel compile's plan (engine/compile_plan.py)
+    assert {"impulse/engine/kernel_manifest.json", "impulse/engine/kernel_plan.pkl.xz"} <= \
+        set(names)
     tops = {n.split("/")[0] for n in names if not n.startswith("impulse-")}
     assert tops == {"impulse"}                  # no top-level engine/ or app/
     key = kernel_cache.source_hash()
