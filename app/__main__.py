@@ -219,16 +219,6 @@ def _no_arguments(p):
     pass
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
-
-
 def _compile_arguments(p):
     p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                    help="compile in N processes (default: this machine's cores, at most 8; "

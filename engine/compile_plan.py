@@ -27,6 +27,8 @@ import sys
 import types
 from pathlib import Path
 
+from .compile_progress import CompileEvents
+
 log = logging.getLogger(__name__)
 
 ENGINE = Path(__file__).resolve().parent
@@ -67,7 +69,7 @@ def _type_modules(blob: bytes) -> set:
             if op.name == "GLOBAL"}
 
 
-class Recorder:
+class Recorder(CompileEvents):
     """Listens to numba's compile events while active and keeps one plan entry per kernel
     of `package` (in folder `root`; the engine's by default): (module, qualname, feature,
     argument types as a protocol-2 pickle, {file: sha1}). `feature` is what the warm-up
@@ -78,29 +80,12 @@ class Recorder:
         self.items = []
         self.feature = None
         self._stack = []
-        self._listener = None
 
-    def __enter__(self):
-        from numba.core import event
-        recorder = self
+    def _started(self, data):
+        self._stack.append((data["dispatcher"], tuple(data["args"])))
 
-        class Listener(event.Listener):
-            def on_start(self, ev):
-                recorder._stack.append((ev.data["dispatcher"], tuple(ev.data["args"])))
-
-            def on_end(self, ev):
-                recorder._ended(*recorder._stack.pop())
-
-        self._listener = Listener()
-        event.register("numba:compile", self._listener)
-        return self
-
-    def __exit__(self, *exc):
-        from numba.core import event
-        event.unregister("numba:compile", self._listener)
-        return False
-
-    def _ended(self, dispatcher, args):
+    def _ended(self):
+        dispatcher, args = self._stack.pop()
         f = dispatcher.py_func
         if not f.__module__.startswith(self.package + ".") or "<locals>" in f.__qualname__:
             return
@@ -210,9 +195,11 @@ def dependencies(dispatchers: list) -> list:
             for i, d in enumerate(dispatchers)]
 
 
-def _worker_start(cache_base):
-    """A worker: the parent's kernel cache, a lower priority than the window's, and (on
-    Linux) killed with the parent, so that a compile stopped with the window stops whole."""
+def _worker_start(cache_base, parent):
+    """A worker: the parent's kernel cache and priority, and (on Linux) killed with the
+    parent, so that a compile stopped with the window stops whole. A parent that died while
+    this worker started (before the signal was asked for) ends it here: such workers were
+    left waiting for work, orphaned, when a test stopped a compile within its first second."""
     os.environ["IMPULSE_KERNEL_CACHE"] = cache_base
     if sys.platform.startswith("linux"):
         try:
@@ -221,6 +208,8 @@ def _worker_start(cache_base):
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
+    if os.getppid() != parent:
+        os._exit(0)
     import importlib
     importlib.import_module(PACKAGE)          # kernel_cache.use() first
 
@@ -277,7 +266,8 @@ def run(items, jobs, on_kernel=None, on_feature=None, features_order=()):
                     on_feature(f)
 
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_start, initargs=(str(base_dir()),))
+                               initializer=_worker_start,
+                               initargs=(str(base_dir()), os.getpid()))
     try:
         announce()
         while pending or running:

@@ -105,7 +105,33 @@ def estimate_left(total, done, elapsed, jobs=1) -> float:
     return max(total - done, 0.0) * pace
 
 
-class CompileProgress:
+class CompileEvents:
+    """While active (`with`), numba's compile events call self._started(event data: the
+    dispatcher, its argument types) and self._ended(), nested as the compiles nest."""
+    _listener = None
+
+    def __enter__(self):
+        from numba.core import event
+        owner = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                owner._started(ev.data)
+
+            def on_end(self, ev):
+                owner._ended()
+
+        self._listener = Listener()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        from numba.core import event
+        event.unregister("numba:compile", self._listener)
+        return False
+
+
+class CompileProgress(CompileEvents):
     """Listens to numba's compile events while active (`with CompileProgress(report):`).
 
     report(name, fraction, eta_s) after each kernel: fraction in [0, 0.99], eta_s the
@@ -126,7 +152,6 @@ class CompileProgress:
         self.timings = []
         self._stack = []
         self._t0 = None
-        self._listener = None
 
     def fraction(self) -> float:
         return min((self.already + self.done) / self.total, 0.99)
@@ -138,30 +163,11 @@ class CompileProgress:
                              time.perf_counter() - self._t0, self.jobs)
 
     def __enter__(self):
-        from numba.core import event
-
-        progress = self
-
-        class Listener(event.Listener):
-            def on_start(self, ev):
-                progress._started(ev.data["dispatcher"])
-
-            def on_end(self, ev):
-                progress._ended()
-
         self._t0 = time.perf_counter()
-        self._listener = Listener()
-        event.register("numba:compile", self._listener)
-        return self
+        return super().__enter__()
 
-    def __exit__(self, *exc):
-        from numba.core import event
-
-        event.unregister("numba:compile", self._listener)
-        return False
-
-    def _started(self, dispatcher):
-        f = dispatcher.py_func
+    def _started(self, data):
+        f = data["dispatcher"].py_func
         self._stack.append([f"{f.__module__}.{f.__qualname__}", time.process_time(), 0.0])
 
     def _ended(self):

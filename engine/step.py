@@ -276,16 +276,13 @@ def step(B, J, Sp, C, settings, stats, W, clock):
     to a collision time where one cuts it); C: the contacts detected at t, possibly none; W:
     the global solvers' structure (solvers/graph.build). The stages are this file's
     functions, in this order. settings is only read; the time taken, the last sub-step's
-    length and the time at the end go into clock (K_*)."""
-    step_after(B, J, Sp, C, settings, stats, W, False, clock)
+    length and the time at the end go into clock (K_*).
 
-
-@njit(cache=True, nogil=True)
-def step_after(B, J, Sp, C, given, stats, W, prepared, clock):
-    """step(); prepared: the derived quantities (iterative.prepare) are those of the state as
-    it is, as after a step of run() (the step's advance stage computed them at its end and
-    nothing changed since), so the first sub-step need not compute them again."""
-    step_with(B, J, Sp, C, given, stats, W, prepared, clock, scratch(B, J, C, given))
+    The entry points are few and shallow: each compiled kernel that calls another links the
+    callee's code and numba optimises and generates the machine code of the whole linked
+    tree again, about 13 s of one core for each layer above the stages (a wrapper layer,
+    step_after, and sub_steps as a kernel of its own cost 27 s of a 500 s compile)."""
+    step_with(B, J, Sp, C, settings, stats, W, False, clock, scratch(B, J, C, settings))
 
 
 @njit(cache=True)
@@ -307,7 +304,10 @@ def scratch(B, J, C, given):
 
 @njit(cache=True, nogil=True, **NO_REFCOUNT)
 def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
-    """step_after() with its working arrays (scratch())."""
+    """step() with its working arrays (scratch()). prepared: the derived quantities
+    (iterative.prepare) are those of the state as it is, as after a step of run() (the
+    step's advance stage computed them at its end and nothing changed since), so the first
+    sub-step need not compute them again."""
     t_start = monotonic_ns()
     settings, target, scratch_a, scratch_x, scratch_r, scratch_arms, scratch_rows, \
         scratch_lin, save_vel, save_omega, base = work
@@ -336,15 +336,15 @@ def step_with(B, J, Sp, C, given, stats, W, prepared, clock, work):
     stats[T_SOLVE_NS] = monotonic_ns() - t_start
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline='always')
 def sub_steps(B, J, Sp, C, settings, stats, W, prepared, top, deadline, target, scratch_a,
               scratch_x, scratch_r, scratch_arms, scratch_rows, scratch_lin, save_vel,
               save_omega, base):
     """Stages 2-7 over the step's sub-steps (halvings where the position stage diverges;
-    settings[S_H]: the step, possibly cut at a collision time by order_contacts). Compiled
-    without reference counting (it allocates nothing: step_after hands it every scratch
-    array): with reference counting each stage call increfs and decrefs every array of the
-    bodies and the contacts it is handed."""
+    settings[S_H]: the step, possibly cut at a collision time by order_contacts). Inlined
+    into step_with, which is compiled without reference counting (it allocates nothing:
+    its caller hands it every scratch array): with reference counting each stage call
+    increfs and decrefs every array of the bodies and the contacts it is handed."""
     nc = C.body.shape[0]
     max_level = int(settings[S_MAX_HALVINGS])
     total = 1 << max_level

@@ -23,6 +23,7 @@ from .kernel_cache import (  # noqa: F401  (kernels_cached: the app asks)
     PREBUILT,
     bundle,
     features_ready,
+    kernel_folder,
     kernels_cached,
     ready_marker,
 )
@@ -39,9 +40,9 @@ def features_for_document(doc) -> tuple:
     return ("step", "interaction") if off else FEATURES
 
 
-def _mark_ready(feature):
+def _mark_ready(feature, folder):
     try:
-        ready_marker(feature).write_text("")
+        ready_marker(feature, folder).write_text("")
     except OSError:             # a read-only cache: the kernels are still compiled in here
         pass
 
@@ -104,12 +105,16 @@ def warm_up(features=FEATURES, on_ready=None, jobs=1, on_kernel=None, recorder=N
     each; this process then loads them, and compiles what the plan lacks. `recorder`
     (compile_plan.Recorder) is told which feature compiles."""
     warmed = set()
+    # the folder numba writes to: an engine file edited during a compile gives the sources
+    # a new key, but the kernels still go where kernel_cache.use() pointed numba at import
+    import numba
+    folder = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else kernel_folder()
 
     def finish(feature):
         if recorder is not None:
             recorder.feature = feature
         {"step": warm_step, "interaction": warm_interaction, "contacts": warm_contacts}[feature]()
-        _mark_ready(feature)
+        _mark_ready(feature, folder)
         warmed.add(feature)
         if on_ready is not None:
             on_ready(feature)
