@@ -215,8 +215,8 @@ def _worker_start(cache_base, parent):
 
 
 def _compile(module, qualname, args):
-    """One plan entry, in a worker: (compiled, not loaded from the cache?, error text or
-    None)."""
+    """One plan entry, in a worker: (True if it compiled rather than loaded from the cache,
+    the error's text or None)."""
     try:
         dispatcher = _dispatcher(module, qualname)
         misses = sum(dispatcher.stats.cache_misses.values())
@@ -229,8 +229,8 @@ def _compile(module, qualname, args):
 def run(items, jobs, on_kernel=None, on_feature=None, features_order=()):
     """Compile the plan's `items` in `jobs` processes, each entry once its callees are done,
     in the plan's order. on_kernel(qualified name) after each compiled (not loaded from the
-    cache); on_feature(f) in this process
-    once every entry of feature f and of the features before it (features_order) is done.
+    cache); on_feature(f), in this process, once every entry of feature f and of the
+    features before it (features_order) is done.
     Returns the entries that failed (stale) as (qualified name, error). Raises nothing a
     worker raises: a lost worker pool ends the parallel compile early (the warm-up after it
     compiles the rest)."""

@@ -153,9 +153,11 @@ def test_a_stale_entry_is_reported_not_raised(toy):
     assert "AttributeError" in result["failed"][0][1]
 
 
-def test_default_jobs_is_the_cores_at_most_eight():
-    assert 1 <= compile_plan.default_jobs() <= compile_plan.MAX_JOBS
-    assert compile_plan.default_jobs() == min(len(os.sched_getaffinity(0)), 8)
+@pytest.mark.parametrize("cores, jobs", [(1, 1), (2, 2), (6, 6), (64, 8)])
+def test_default_jobs_is_the_cores_this_process_may_use_at_most_eight(cores, jobs,
+                                                                      monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert compile_plan.default_jobs() == jobs
 
 
 def test_the_engine_plan_is_shipped_and_loads():
