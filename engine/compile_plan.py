@@ -120,6 +120,12 @@ def fits_numba(path=PLAN) -> bool:
         return False
 
 
+def planned_jobs(requested=None) -> int:
+    """The processes a compile runs in: `requested`, else the cores (default_jobs), where
+    the plan fits this numba; one where it does not (the workers would have no plan)."""
+    return (requested or default_jobs()) if fits_numba() else 1
+
+
 def load(path=PLAN, root=ENGINE) -> list:
     """The plan's entries still valid for the sources in `root` and this numba:
     [(module, qualname, feature, argument types)], [] without a usable plan."""

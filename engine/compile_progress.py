@@ -67,14 +67,10 @@ def duration_text(seconds, left=False, jobs=1) -> str:
 
 def expected_duration_text(manifest=None, jobs=None) -> str:
     """How long a first compile takes, for the messages that announce one."""
-    return duration_text(expected_seconds(manifest), jobs=planned_jobs() if jobs is None else jobs)
-
-
-def planned_jobs() -> int:
-    """The processes `impulse compile` compiles in here (compile_plan.py): the cores, where
-    the plan fits this numba; else one."""
-    from .compile_plan import default_jobs, fits_numba
-    return default_jobs() if fits_numba() else 1
+    if jobs is None:
+        from .compile_plan import planned_jobs
+        jobs = planned_jobs()
+    return duration_text(expected_seconds(manifest), jobs=jobs)
 
 
 RESUMED_SHARE = 0.01           # a compile with this much in the cache was stopped before
@@ -84,7 +80,9 @@ def compile_heading(manifest=None, overloads=None, jobs=None) -> str:
     """The line that announces a compile: a first one, or one resumed where it stopped
     ("resuming the kernel compile: 62 % done before, about 3 minutes left ...")."""
     m = load_manifest() if manifest is None else manifest
-    jobs = planned_jobs() if jobs is None else jobs
+    if jobs is None:
+        from .compile_plan import planned_jobs
+        jobs = planned_jobs()
     total = expected_seconds(m)
     before = min(cached_seconds(m, overloads), total)
     if before < RESUMED_SHARE * total:

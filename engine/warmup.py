@@ -120,7 +120,7 @@ def warm_up(features=FEATURES, on_ready=None, jobs=1, on_kernel=None, recorder=N
             on_ready(feature)
 
     wanted = [f for f in FEATURES if f in features]
-    if jobs > 1 and not features_ready(wanted):
+    if jobs > 1 and not features_ready(wanted, folder):
         from . import compile_plan
         items = [it for it in compile_plan.load() if it[2] in wanted]
         if items:
@@ -172,7 +172,7 @@ def warm_interaction():
 
 def main(argv=None) -> int:
     """`impulse compile` / `python -m impulse.engine.warmup`."""
-    from .compile_plan import MAX_JOBS, Recorder, default_jobs, fits_numba
+    from .compile_plan import MAX_JOBS, Recorder, planned_jobs
     p = argparse.ArgumentParser(prog="impulse compile", description="compile the physics "
                                 "kernels into the cache now (later starts take a second)")
     p.add_argument("--progress", choices=("auto", "bar", "jsonl", "none"), default="auto",
@@ -195,7 +195,7 @@ def main(argv=None) -> int:
     if args.jobs is not None and args.jobs < 1:
         p.error(f"--jobs must be 1 or more, not {args.jobs}")
     # a new manifest and plan come from one process (the plan records numba's own order)
-    jobs = 1 if args.write_manifest or not fits_numba() else (args.jobs or default_jobs())
+    jobs = 1 if args.write_manifest else planned_jobs(args.jobs)
     features = tuple(f for f in args.features.split(",") if f)
     unknown = [f for f in features if f not in FEATURES]
     if unknown:
@@ -235,10 +235,10 @@ def main(argv=None) -> int:
                 bar.refresh()
             elif mode == "jsonl":
                 emit(event="start", fraction=round(progress.fraction(), 4))
-            recorder = Recorder() if args.write_manifest else nullcontext()
-            with recorder:
+            recorder = Recorder() if args.write_manifest else None
+            with recorder or nullcontext():
                 warm_up(features, on_ready=ready, jobs=jobs, on_kernel=progress.count,
-                        recorder=recorder if args.write_manifest else None)
+                        recorder=recorder)
     finally:
         if bar is not None:
             bar.n = 100

@@ -99,9 +99,9 @@ def pytest_sessionstart(session):
     """Compile the physics kernels once, before any test starts a subprocess (which then
     loads numba's cache instead of compiling for minutes): on all cores where the cache
     lacks them (engine/compile_plan.py), then loaded into this process."""
-    from impulse.engine.compile_plan import default_jobs
+    from impulse.engine.compile_plan import planned_jobs
     from impulse.engine.warmup import warm_up
-    warm_up(jobs=default_jobs())
+    warm_up(jobs=planned_jobs())
 
 
 def pytest_collection_modifyitems(config, items):

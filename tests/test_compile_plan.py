@@ -166,3 +166,11 @@ def test_the_engine_plan_is_shipped_and_loads():
     data = compile_plan.read()
     assert len(data["items"]) > 150
     assert {it[2] for it in data["items"]} <= {"step", "interaction", "contacts"}
+
+
+def test_planned_jobs_are_the_requested_or_the_cores_and_one_without_a_plan(monkeypatch):
+    monkeypatch.setattr(compile_plan, "default_jobs", lambda: 6)
+    monkeypatch.setattr(compile_plan, "fits_numba", lambda: True)
+    assert compile_plan.planned_jobs() == 6 and compile_plan.planned_jobs(3) == 3
+    monkeypatch.setattr(compile_plan, "fits_numba", lambda: False)
+    assert compile_plan.planned_jobs() == 1 and compile_plan.planned_jobs(3) == 1
