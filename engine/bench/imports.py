@@ -1,11 +1,11 @@
-"""`impulse bench import`: imported URDF/MJCF models (pybullet_data's, which ships with the
-`peers` extra's pybullet): per model its bodies, joints, collision hulls, the time to convert
-it, and our ms per step and real-time factor at h = 1/60 over SECONDS of the converted scene
-as it is (gravity, limits, contacts, position actuators as joint springs or servos), tree
-solver; MuJoCo's ms per step on the same file at the same h in the same run, where mujoco is
-installed (its default integrator and solver). A last row: the mini cheetah standing on its
-servos for 10 s (its base height's largest change, and the time per step).
-"""
+"""`impulse bench import`: imported URDF/MJCF models (pybullet_data's, which ships with the `peers`
+extra's pybullet, and the Robotiq gripper where ogbench is installed): per model its bodies,
+joints, collision hulls, the time to convert it, and our ms per step and real-time factor at h =
+1/60 over SECONDS of the converted scene as it is (gravity, limits, contacts, position actuators
+as joint springs or servos), tree solver; MuJoCo's ms per step on the same file at the same h in
+the same run, where mujoco is installed (its default integrator and solver). A last row: the
+mini cheetah standing on its servos for 10 s (its base height's largest change, and the time per
+step)."""
 import os
 import time
 
@@ -31,14 +31,28 @@ MODELS = {
 }
 
 
+# name: (package, path inside it): models of other packages, where installed (the test
+# extra's ogbench ships MuJoCo Menagerie's Robotiq 2F-85, two closed loops); found without
+# importing the package
+PACKAGE_MODELS = {
+    "robotiq_2f85": ("ogbench", "manipspace/descriptions/robotiq_2f85/2f85.xml"),
+}
+
+
 def model_paths():
     """{name: file} of the bench's models; empty without pybullet_data."""
+    import importlib.util
     try:
         import pybullet_data
     except ImportError:
         return {}
     root = pybullet_data.getDataPath()
-    return {n: os.path.join(root, p) for n, p in MODELS.items()}
+    paths = {n: os.path.join(root, p) for n, p in MODELS.items()}
+    for name, (package, path) in PACKAGE_MODELS.items():
+        spec = importlib.util.find_spec(package)
+        if spec is not None:
+            paths[name] = os.path.join(spec.submodule_search_locations[0], path)
+    return paths
 
 
 def _ours(doc, steps):
