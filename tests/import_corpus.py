@@ -8,7 +8,9 @@ joint moving (start_velocity: wheels and fingers, which gravity does not move) a
 under gravity for `seconds` with contacts, actuators, joint limits, springs, damping,
 armature and friction loss switched off in the MjModel, which both sides then use (our side
 converts that same model). MuJoCo integrates with RK4 at h; we step the tree solver at h with
-tight tolerances. At the end we compare
+tight tolerances. A model with loop closures (connect, weld) keeps them on both sides: its start
+is first moved onto the closed loops (close_loops), and MuJoCo's run, with its closures
+stiffened, is at LOOP_REFERENCE_H. At the end we compare
 - every hinge's angle and every slider's offset: ours (World.joint_coordinates) against
   MuJoCo's qpos - qpos0, and
 - every body's rotation since the start (ours against MuJoCo's, of the body that carries it),
