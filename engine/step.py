@@ -9,8 +9,9 @@ at t, engine/contacts/system.py), this kernel, the guard again, DEPTH PROJECTION
   1. order      contact graph layers and patches; the cut at the first collision time within
                 the step (Schmitt sec. 11: the rest follows as another sub-step)
   2. collide    collisions at t: restitution targets, the last step's impulses as warm start
-  3. forces     external loads' and actuator efforts' first half kick (loads.py), springs
-                and dampers, joint forces (motors' limits, springs in joints)
+  3. forces     springs and dampers, joint forces (springs, dampers, brakes in joints), on
+                the velocities at t; then the external loads' and actuator efforts' first
+                half kick (loads.py)
   4. position   P-steps 1-2: joints and contacts corrected on the look-ahead to t + h until
                 every error is below its tolerance, or a cap / the budget stops the loop;
                 a diverging loop halves the step (up to max_halvings)
@@ -143,21 +144,25 @@ def collide(B, C, hs, settings, stats, target, first, warm, top):
 
 @njit(cache=True, **NO_REFCOUNT)
 def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
-    """Stage 3: the external loads' first half kick, springs and dampers (as impulses for
-    the window (h_prev + h)/2, or begun for the iterated springs), and the joints' own
-    forces (springs, dampers, brakes)."""
+    """Stage 3: springs and dampers (as impulses for the window (h_prev + h)/2, or begun
+    for the iterated springs), the joints' own forces (springs, dampers, brakes), then the
+    external loads' and actuator efforts' first half kick. Dampers first: they read the
+    velocities at t, as an explicit integrator (MuJoCo's Euler) does. Read after the loads'
+    kick, a damper held a servo under gravity back by kv alpha h / 2 over its stiffness
+    (alpha: gravity's acceleration about the joint) and ran a velocity actuator slow by
+    kv h k / 2; a body at rest between a spring and its load now rests where they balance."""
     acc = J.acc
     for j in range(acc.shape[0]):
         for i in range(acc.shape[1]):
             acc[j, i] = 0.0
-    kick(B, 0.5 * hs)
-    joint_efforts(B, J, 0.5 * hs, scratch_rows)
     if Sp.const.body.shape[0] > 0:    # (the springs' kernels allocate: called only for them)
         if iterated:
             spring.begin_iterated(B, Sp, hs, h_prev)
         else:
             spring.apply_approximate(B, Sp, hs, h_prev)
     joint_forces(B, J, hs, h_prev, scratch_rows)
+    kick(B, 0.5 * hs)
+    joint_efforts(B, J, 0.5 * hs, scratch_rows)
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -222,7 +227,8 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
     angles stored there, unwrapped), and the external loads' second half kick (with the
     inertia at t + h) completes v + h F/m. With `sync` the springs, dampers and brakes give
     their second half kick too, at t + h (the first took only h/2: their window ends at
-    t + h instead of t + h/2)."""
+    t + h instead of t + h/2), before the loads' as in stage 3 (so a body at rest between a
+    damped spring and a load stays there)."""
     t0 = monotonic_ns()
     springs = Sp.const.body.shape[0] > 0   # (the springs' kernels allocate: called only for them)
     if springs:
@@ -231,12 +237,12 @@ def advance(B, J, Sp, hs, settings, stats, scratch_a, scratch_x, scratch_r, scra
     generic.store_angles(B, J)
     settings[S_H_PREV] = hs
     prepare(B, J, scratch_r)
-    kick(B, 0.5 * hs)
-    joint_efforts(B, J, 0.5 * hs, scratch_rows)
     if sync:
         if springs:
             spring.apply_approximate(B, Sp, 0.0, hs)
         joint_forces(B, J, 0.0, hs, scratch_rows)
+    kick(B, 0.5 * hs)
+    joint_efforts(B, J, 0.5 * hs, scratch_rows)
     stats[T_ADVANCE_NS] += monotonic_ns() - t0
 
 

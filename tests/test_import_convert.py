@@ -190,3 +190,11 @@ def test_frictionloss_is_dry_friction(tmp_path, friction, moves):
         assert angle == pytest.approx(expected, rel=0.03)
     else:
         assert angle < 1e-6
+
+
+def test_unmapped_elements_are_named():
+    """What has no counterpart is listed by name (the Robotiq gripper's tendon `split` and
+    site `pinch`; once only their count was)."""
+    lines = convert_file(corpus_path("robotiq_2f85")).unmapped.lines()
+    assert "tendons: 1 (split)" in lines and "sites: 1 (pinch)" in lines
+    assert any(line.startswith("equalities other than body connect/weld") for line in lines)

@@ -925,7 +925,19 @@ def apply_forces(B, J, j, h, h_prev, s):
     window (h_prev + h)/2 (like joints/spring.py); damping never reverses the motion: it is
     capped at the impulse that stops the coordinate through the joint's locks, rate / k_eff
     (effective_row_mass; for a lever on a hinge 1 / (I_c + m d^2), where the row alone, k,
-    sees 1 / I_c and capped strong damping 11 times too early on an imported arm)."""
+    sees 1 / I_c and capped strong damping 11 times too early on an imported arm).
+
+    The damper's rate is the coordinate's at t: the velocities at t hold the last h_prev/2
+    of gravity and the loads through the joints (the velocity stage's share of the step),
+    but the spring's share of those h_prev/2 is still to come, in this window's impulse.
+    So the damper reads
+        rate(t) = rate + k_eff F_spring h_prev / 2,
+    the spring's part through the joint's locks. A damped servo at rest under gravity reads
+    0 (read without it, it read gravity's alpha h / 2 and rested kv alpha h / 2 over its
+    stiffness short of where spring and weight balance, as MuJoCo's does not). Not with
+    h = 0 (S_SPRING_SYNC's second half kick, at t + h before the velocity stage: there the
+    coordinate's rate holds neither gravity's nor the spring's last half, which balance at
+    rest; cf. joints/spring.apply_damper, whose ends' velocities hold gravity's drift)."""
     ks = J.const.param[j, P_SPRING_K]
     damp = J.const.param[j, P_SPRING_C] + J.const.param[j, P_BRAKE]
     ctype = int(J.const.param[j, P_COORD1])
@@ -936,13 +948,19 @@ def apply_forces(B, J, j, h, h_prev, s):
     if k <= 0.0:
         return
     w = 0.5 * (h_prev + h)
+    spring_force = -ks * (phi - J.const.param[j, P_SPRING_REST])
     rate = _rate(B, J, j, ctype, wx, wy, wz, s)
+    keff = -1.0                          # (computed where needed)
+    if damp != 0.0 and spring_force != 0.0 and h > 0.0 and h_prev > 0.0:
+        keff = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
+        rate += keff * spring_force * 0.5 * h_prev
     drag = damp * rate * w
     if abs(drag) > abs(rate) / k:        # (k_eff <= k: only then can the cap bind)
-        keff = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
+        if keff < 0.0:
+            keff = effective_row_mass(B, J, j, ctype, wx, wy, wz, k, s)
         if abs(drag) > abs(rate) / keff:
             drag = rate / keff
-    force_impulse = -ks * (phi - J.const.param[j, P_SPRING_REST]) * w - drag
+    force_impulse = spring_force * w - drag
     push_row(B, J, j, ctype, wx, wy, wz, -force_impulse, s)
 
 

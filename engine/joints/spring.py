@@ -77,13 +77,23 @@ def apply_approximate(B, Sp, h, h_prev):
     for i in range(Sp.const.body.shape[0]):
         _arms(B, Sp, i, arm1, arm2)
         fx, fy, fz = current_force(B, Sp, i, arm1, arm2)
+        apply_damper(B, Sp, i, arm1, arm2, w, fx, fy, fz, h, h_prev)
         apply_impulse(B, Sp.const.body[i, 0], arm1, fx * w, fy * w, fz * w)
         apply_impulse(B, Sp.const.body[i, 1], arm2, -fx * w, -fy * w, -fz * w)
-        apply_damper(B, Sp, i, arm1, arm2, w)
 
 
 @njit(cache=True)
-def apply_damper(B, Sp, i, arm1, arm2, w):
+def apply_damper(B, Sp, i, arm1, arm2, w, fx, fy, fz, h, h_prev):
+    """The damper's impulse for the window w, on the rate at t, before the spring's impulse
+    (f: the spring's force on the first body). The velocities at t hold the last h_prev/2
+    of gravity and the loads but not yet the spring's share of them, which acts in this
+    window's impulse; so the rate at t is rate - k (f . e) h_prev / 2 (k: the two ends'
+    inverse mass along the spring e). That holds for the plain window and for both half
+    kicks of S_SPRING_SYNC (h_prev = 0 at t: the velocities already hold the spring's last
+    half; h = 0 at t + h: they hold gravity's whole step, from the drift, and none of the
+    spring's second half). A mass at rest on a damped spring under gravity then reads 0
+    and rests where spring and weight balance (without it: damping g h / 2 / stiffness
+    short of that)."""
     if Sp.const.damp[i] == 0.0:
         return
     p1 = body_point(B, Sp.const.body[i, 0], arm1)
@@ -100,6 +110,7 @@ def apply_damper(B, Sp, i, arm1, arm2, w):
         + _effective_inv_mass(B, Sp.const.body[i, 1], arm2, ex, ey, ez)
     if mass_inv == 0.0:
         return
+    rate -= mass_inv * (fx * ex + fy * ey + fz * ez) * 0.5 * h_prev
     mag = Sp.const.damp[i] * rate * w
     stop = rate / mass_inv
     if abs(mag) > abs(stop):
@@ -131,9 +142,9 @@ def begin_iterated(B, Sp, h, h_prev):
         _arms(B, Sp, i, arm1, arm2)
         fx, fy, fz = current_force(B, Sp, i, arm1, arm2)
         Sp.applied[i, 0], Sp.applied[i, 1], Sp.applied[i, 2] = fx * w, fy * w, fz * w
+        apply_damper(B, Sp, i, arm1, arm2, w, fx, fy, fz, h, h_prev)
         apply_impulse(B, Sp.const.body[i, 0], arm1, fx * w, fy * w, fz * w)
         apply_impulse(B, Sp.const.body[i, 1], arm2, -fx * w, -fy * w, -fz * w)
-        apply_damper(B, Sp, i, arm1, arm2, w)
 
 
 @njit(cache=True)
