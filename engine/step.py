@@ -146,11 +146,11 @@ def collide(B, C, hs, settings, stats, target, first, warm, top):
 def forces(B, J, Sp, hs, h_prev, iterated, scratch_rows):
     """Stage 3: springs and dampers (as impulses for the window (h_prev + h)/2, or begun
     for the iterated springs), the joints' own forces (springs, dampers, brakes), then the
-    external loads' and actuator efforts' first half kick. Dampers first: they read the
-    velocities at t, as an explicit integrator (MuJoCo's Euler) does. Read after the loads'
-    kick, a damper held a servo under gravity back by kv alpha h / 2 over its stiffness
-    (alpha: gravity's acceleration about the joint) and ran a velocity actuator slow by
-    kv h k / 2; a body at rest between a spring and its load now rests where they balance."""
+    external loads' and actuator efforts' first half kick. Dampers first, so that they read
+    the velocities at t (read after the efforts' kick, a velocity actuator's damper read its
+    own load's half step and ran the joint up to 5 % slow); the spring's share of those
+    velocities, still to come in its window's impulse, is added where a damper reads them
+    (joints/generic.apply_forces, joints/spring.apply_damper)."""
     acc = J.acc
     for j in range(acc.shape[0]):
         for i in range(acc.shape[1]):
