@@ -87,7 +87,8 @@ def has_loops(model):
 
 def unactuated(path):
     """The compiled model with its floating base pinned and contacts, actuators, limits,
-    springs, damping, armature and friction loss off (the comparison's model)."""
+    springs, damping, armature, friction loss and the equalities we do not map off, its loop
+    closures (connect, weld) kept and stiffened (LOOP_SOLREF): the comparison's model."""
     model, kind = load_model(path)
     if any(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE):
         spec = mujoco.MjSpec.from_file(path)
