@@ -18,7 +18,6 @@ stiffened, is at LOOP_REFERENCE_H. At the end we compare
 Floating bases (a free joint) are pinned on both sides (the free joint is removed with
 MjSpec), since a free fall without contacts moves no joint.
 """
-import importlib.util
 import os
 
 import numpy as np
@@ -27,19 +26,13 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 pybullet_data = pytest.importorskip("pybullet_data")
 
+from impulse.engine.bench.imports import package_model  # noqa: E402
 from impulse.engine.formats.convert import model_to_scene  # noqa: E402
 from impulse.engine.formats.frames import UP  # noqa: E402
 from impulse.engine.formats.load import load_model  # noqa: E402
 
 DATA = pybullet_data.getDataPath()
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
-
-
-def _package_data(package, path):
-    """A data file of an installed package, found without importing it (ogbench's import
-    pulls in gymnasium and dm_control); None when it is not installed."""
-    spec = importlib.util.find_spec(package)
-    return os.path.join(spec.submodule_search_locations[0], path) if spec else None
 
 
 # name: (path, kind of model)
@@ -58,8 +51,7 @@ CORPUS = {
     "four_bar": (os.path.join(HERE, "four_bar.xml"), "closed loop (MJCF connect)"),
     # MuJoCo Menagerie's Robotiq 2F-85 as OGBench ships it: two planar five-bar loops, each
     # closed by a `connect`, 8 hinges, meshes, a tendon and a joint coupling (not mapped)
-    "robotiq_2f85": (_package_data("ogbench",
-                                   "manipspace/descriptions/robotiq_2f85/2f85.xml"),
+    "robotiq_2f85": (package_model("robotiq_2f85"),
                      "gripper, closed loops (MJCF connect), meshes"),
 }
 

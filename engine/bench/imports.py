@@ -39,19 +39,27 @@ PACKAGE_MODELS = {
 }
 
 
+def package_model(name):
+    """The file of PACKAGE_MODELS' `name`, found without importing its package (ogbench's
+    import pulls in gymnasium and dm_control); None where the package is not installed."""
+    import importlib.util
+    package, path = PACKAGE_MODELS[name]
+    spec = importlib.util.find_spec(package)
+    return os.path.join(spec.submodule_search_locations[0], path) if spec else None
+
+
 def model_paths():
     """{name: file} of the bench's models; empty without pybullet_data."""
-    import importlib.util
     try:
         import pybullet_data
     except ImportError:
         return {}
     root = pybullet_data.getDataPath()
     paths = {n: os.path.join(root, p) for n, p in MODELS.items()}
-    for name, (package, path) in PACKAGE_MODELS.items():
-        spec = importlib.util.find_spec(package)
-        if spec is not None:
-            paths[name] = os.path.join(spec.submodule_search_locations[0], path)
+    for name in PACKAGE_MODELS:
+        path = package_model(name)
+        if path is not None:
+            paths[name] = path
     return paths
 
 
