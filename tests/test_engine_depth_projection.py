@@ -100,3 +100,41 @@ def test_the_next_step_takes_the_projections_contacts_only_if_nothing_changed():
     w.B.vel[2, 0] += 0.1                              # changed between the steps
     w.collision.detect(w.settings.h)
     assert w.collision.last is not cs
+
+
+def test_a_jam_stops_on_the_stall_rule_not_the_cap():
+    """Body 0 between two fixed bodies: 1.5 mm into body 1 (to be pushed out) and 0.5 mm
+    into body 2 on the other side (may not sink further). No shift meets both, so every
+    sweep corrects and the change never falls below eps: the loop used to run to its cap
+    (200 sweeps here). The residual stops falling and no row is deeper than ROUND_DEPTH, so
+    it stops after a few STALL_SWEEPS, having taken the deep row as far as the jam lets it.
+    (Deeper than ROUND_DEPTH it goes on to the cap: test below.)"""
+    pos, (before, after, largest, visits) = _project(
+        [1.0, 0.0, 0.0], [True, False, False], [[0, 1], [0, 2]], [[0, 1, 0], [0, -1, 0]],
+        [0.0015, 0.0005])
+    assert before == 0.0015
+    assert visits <= 2 * 3 * depth_projection.STALL_SWEEPS       # (the cap: 400 visits)
+    assert after <= 0.0015 + 1e-12                               # nothing got deeper
+    assert np.isfinite(pos).all()
+    pos, (before, after, largest, visits) = _project(            # 5 mm: to the cap
+        [1.0, 0.0, 0.0], [True, False, False], [[0, 1], [0, 2]], [[0, 1, 0], [0, -1, 0]],
+        [0.005, 0.0005])
+    assert visits == 2 * 200
+
+
+def test_a_column_is_pushed_up_and_nothing_sinks_deeper():
+    """A column of 12 unit boxes on a fixed floor, each 2 mm into the one below: Gauss-Seidel
+    pushes the depth up the column a little each sweep (it needs about 1 000 sweeps to take
+    it all out; the projection leaves what it does not take to the next step). The top of
+    the column moves up, no box moves down or passes the one below, and no row ends deeper
+    than it was."""
+    n = 13
+    inv = [0.0] + [1.0] * (n - 1)
+    free = [False] + [True] * (n - 1)
+    body = [[i + 1, i] for i in range(n - 1)]
+    pos, (before, after, largest, visits) = _project(inv, free, body, [[0, 1, 0]] * (n - 1),
+                                                     [0.002] * (n - 1))
+    assert before == 0.002 and after <= 0.002 + 1e-15
+    assert visits > (n - 1) * depth_projection.STALL_SWEEPS     # (not stopped at once)
+    y = pos[:, 1]
+    assert y[0] == 0.0 and y[-1] > 0.002 and (y >= 0.0).all() and (np.diff(y) >= -1e-15).all()

@@ -19,6 +19,15 @@ not sink further). Then s += x. This is the position projection of split-impulse
 translational only: with the rows' rotations too (x + q x r), pushes at corners turned the
 cubes by tenths of a radian, and the next detection found 3.7 cm where the projection
 expected 0.3 (new corners); shifts are exact, so what it expects is what is detected.
+Stopping: when a sweep's largest change is below eps, or when the sweeps stall: every
+STALL_SWEEPS sweeps the residual (how far a row is from its target, max(0, target - g))
+is summed over the rows, and if the sum did not fall below STALL_RATIO of the last one while no
+row is deeper than ROUND_DEPTH, the loop stops (the sum, not the largest: up a column the
+largest stays while the push travels). A jammed pile (funnel_1000 at 1/60) reaches its
+equilibrium of deep rows pushed against rows that may not sink, 1-1.6 mm, within 4-8 sweeps,
+and the further 30 sweeps up to the cap moved it by tenths of a millimetre for 3/4 of the
+projection's time; what is left is the next step's. Deeper rows keep the loop going to the
+cap (stopped there, a pile's first second reached 18 mm where the cap keeps it under 10).
 """
 import numpy as np
 from numba import njit
@@ -28,6 +37,10 @@ from scipy.sparse.csgraph import connected_components
 from .rows import SPLIT_DEPTH
 
 TINY = 1e-12
+STALL_SWEEPS = 4    # sweeps between two measures of the residual (module doc)
+STALL_RATIO = 0.9   # the residual must fall below this part of the last measure
+ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] deeper rows: no stop on a stall; system.py checks
+                                # again after a projection that left such rows
 
 
 @njit(cache=True)
@@ -48,7 +61,8 @@ def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, s
         for i in range(3):
             shift[q, i] = 0.0
     visits = 0
-    for _ in range(sweeps):
+    residual = np.inf
+    for sweep in range(sweeps):
         worst = 0.0
         for c in range(nc):
             a, b = group[body[c, 0]], group[body[c, 1]]
@@ -74,6 +88,12 @@ def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, s
                     moved[q] = True
         if worst < eps:
             break
+        if (sweep + 1) % STALL_SWEEPS == 0:
+            last = residual
+            residual, deepest = _residual(shift, moved, group, inv_mass, free, body, normal,
+                                          depth)
+            if residual > STALL_RATIO * last and deepest <= ROUND_DEPTH:
+                break
     worst_after = 0.0
     largest = 0.0
     for c in range(nc):
@@ -112,6 +132,22 @@ def joint_groups(n_bodies, static, inv_mass, joint_body, enabled):
 @njit(cache=True)
 def _target(d):
     return 0.0 if d > SPLIT_DEPTH else min(-d, 0.0)
+
+
+@njit(cache=True)
+def _residual(shift, moved, group, inv_mass, free, body, normal, depth):
+    """(The sum of max(0, target - g), the largest -g) over the rows the projection can
+    move (g: _gap)."""
+    total = 0.0
+    deepest = 0.0
+    for c in range(body.shape[0]):
+        a, b = group[body[c, 0]], group[body[c, 1]]
+        k = (inv_mass[a] if free[a] else 0.0) + (inv_mass[b] if free[b] else 0.0)
+        if a != b and k > TINY:
+            g = _gap(shift, moved, group, body, normal, depth, c)
+            total += max(0.0, _target(depth[c]) - g)
+            deepest = max(deepest, -g)
+    return total, deepest
 
 
 @njit(cache=True)
