@@ -154,12 +154,13 @@ def build_parser(command=None):
 
 
 def _view_arguments(p):
+    from impulse.engine.cli import positive
     from impulse.engine.scenes_list import scene_argument
     p.add_argument("scene", nargs="?", type=scene_argument,
                    help="scene file (.json), a URDF or MJCF model (.urdf, .xml), or a bundled "
                         "scene's name; none: the launcher")
     p.add_argument("--screenshot", help="save the last frame as PNG and exit (with --frames)")
-    p.add_argument("--frames", type=_positive_int, default=None,
+    p.add_argument("--frames", type=positive(int), default=None,
                    help="render this many frames, each 1/60 s of simulated time, then exit")
     p.add_argument("--time", type=_positive_float, default=None, metavar="T",
                    help="like --frames: the frames of T seconds of simulated time")
@@ -220,7 +221,8 @@ def _no_arguments(p):
 
 
 def _compile_arguments(p):
-    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+    from impulse.engine.cli import positive
+    p.add_argument("--jobs", "-j", type=positive(int), default=None, metavar="N",
                    help="compile in N processes (default: this machine's cores, at most 8; "
                         "1: in one process)")
     p.add_argument("--bundle", nargs="?", const="", metavar="DIR",
@@ -244,16 +246,6 @@ def parse_view(argv):
 
 
 FRAME_RATE = 60      # --frames / --time: simulated frames per second
-
-
-def _positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return v
 
 
 def _positive_float(text):

@@ -24,7 +24,6 @@ exceeds `timeout` is recorded as `failed` with its message; the others go on. Wi
 table is written (durably, every CHECKPOINT_S seconds and at the end) and a later sweep with
 the same `out` skips the runs it already holds.
 """
-import argparse
 import collections
 import contextlib
 import copy
@@ -1183,16 +1182,6 @@ or output file: nothing is run or written), 4 the sweep finished with failed run
 in the table with their messages)."""
 
 
-def _count(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return v
-
-
 def sweep_parser(p):
     """Fill the `impulse sweep` parser `p`."""
     from impulse.engine.cli import positive  # sim's own argument type
@@ -1207,7 +1196,7 @@ def sweep_parser(p):
                    help="run N variants of the grid, drawn at random (--sample-seed)")
     p.add_argument("--sample-seed", type=int, default=0, metavar="S",
                    help="the random draw of --sample (default 0)")
-    p.add_argument("--seeds", type=_count, default=0, metavar="N",
+    p.add_argument("--seeds", type=positive(int, zero=True), default=0, metavar="N",
                    help="run each variant N times (seed 0..N-1) with every dynamic body's "
                         "initial velocity and angular velocity perturbed at random")
     p.add_argument("--perturb", type=positive(float), default=DEFAULT_PERTURB,

@@ -36,15 +36,17 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
-def positive(kind):
-    """An argparse type: a finite number of `kind` above 0."""
+def positive(kind, zero=False):
+    """An argparse type: a finite number of `kind` above 0 (with `zero`: 0 or more)."""
     def parse(text):
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not np.isfinite(v) or v <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not np.isfinite(v) or v < 0 or (v == 0 and not zero):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} must be {'0 or more' if zero else 'a positive number'}")
         return v
     return parse
 

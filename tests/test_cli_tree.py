@@ -193,6 +193,13 @@ def test_install_launcher_is_in_the_tree(tmp_path):
                  marks=pytest.mark.slow),
     (["scenes", "--bogus"], "impulse scenes: unrecognized arguments: --bogus"),
     (["compile", "extra"], "impulse compile: unrecognized arguments: extra"),
+    (["compile", "--jobs", "two"], "impulse compile: argument --jobs/-j: 'two' is not a whole "
+                                   "number"),
+    (["compile", "-j", "0"], "impulse compile: argument --jobs/-j: '0' must be a positive "
+                             "number"),
+    pytest.param(["sweep", "pendulum", "--seeds", "-1"],
+                 "impulse sweep: argument --seeds: '-1' must be 0 or more",
+                 marks=pytest.mark.slow),
     (["nosuch"], "impulse: unknown command 'nosuch'"),
     (["--bogus"], "impulse: unrecognized arguments: --bogus"),
     (["-v", "-q", "scenes"], "impulse: argument -q/--quiet: not allowed with argument -v"),

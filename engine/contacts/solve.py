@@ -473,8 +473,30 @@ def layers(B, J, C):
     static nor on a joint (the depth projection moves only those).
     Returns the highest contact layer reached."""
     bl = C.body_layer
+    for b in range(bl.shape[0]):
+        bl[b] = 0 if B.static[b] else UNREACHED
     jointed = C.heavy            # scratch here; prepare() resets it
-    body_layers(B.static, J.const.body, J.enabled, C.body, jointed, bl)
+    for b in range(bl.shape[0]):
+        jointed[b] = False
+    for j in range(J.const.kind.shape[0]):
+        if J.enabled[j]:
+            for side in range(2):
+                if J.const.body[j, side] >= 0:        # -1: the world
+                    jointed[J.const.body[j, side]] = True
+    for _ in range(bl.shape[0] + 1):
+        changed = False
+        for c in range(C.body.shape[0]):
+            a, b = C.body[c, 0], C.body[c, 1]
+            if jointed[a] and not B.static[a] or jointed[b] and not B.static[b]:
+                continue
+            if bl[a] + 1 < bl[b]:
+                bl[b] = bl[a] + 1
+                changed = True
+            elif bl[b] + 1 < bl[a]:
+                bl[a] = bl[b] + 1
+                changed = True
+        if not changed:
+            break
     for b in range(bl.shape[0]):
         C.free[b] = not (jointed[b] or B.static[b])
         jointed[b] = B.static[b]
@@ -485,35 +507,6 @@ def layers(B, J, C):
         if L < UNREACHED and L > top:
             top = L
     return top
-
-
-@njit(cache=True, **NO_REFCOUNT)
-def body_layers(static, joint_body, joint_enabled, body, jointed, bl):
-    """layers()'s body layers bl (n,) over the contact rows `body` (c, 2); jointed (n,): set
-    for the bodies on an enabled joint (joint_body (j, 2), -1 the world). Also what
-    contacts/system.py sorts a large detection by, before the step."""
-    for b in range(bl.shape[0]):
-        bl[b] = 0 if static[b] else UNREACHED
-        jointed[b] = False
-    for j in range(joint_body.shape[0]):
-        if joint_enabled[j]:
-            for side in range(2):
-                if joint_body[j, side] >= 0:        # -1: the world
-                    jointed[joint_body[j, side]] = True
-    for _ in range(bl.shape[0] + 1):
-        changed = False
-        for c in range(body.shape[0]):
-            a, b = body[c, 0], body[c, 1]
-            if jointed[a] and not static[a] or jointed[b] and not static[b]:
-                continue
-            if bl[a] + 1 < bl[b]:
-                bl[b] = bl[a] + 1
-                changed = True
-            elif bl[b] + 1 < bl[a]:
-                bl[a] = bl[b] + 1
-                changed = True
-        if not changed:
-            break
 
 
 @njit(cache=True, **NO_REFCOUNT)

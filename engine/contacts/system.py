@@ -20,10 +20,8 @@ import numpy as np
 from .. import state as S
 from ..collision import CollisionDetector, excluded_pair_keys
 from ..collision.detector import ALL_GROUPS, ContactSet
-from ..collision.manifold import I_BA, I_BB
 from ..collision.shapes import CAPSULE, CYLINDER, SPHERE
 from . import anchors, depth_projection, pack
-from . import solve as contact_solve
 from .depth_projection import ROUND_DEPTH  # a projection that left rows deeper: again
 from .rows import SPLIT_DEPTH
 
@@ -33,7 +31,6 @@ NO_ROWS = np.empty(0, dtype=np.int64)   # (no last detection to match)
 NO_TABLE = np.empty((0, 5), dtype=np.int64)
 STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
-LOCALITY_ROWS = 1024       # detections with more rows are sorted by layer (_in_layer_order)
 POOL_SIZE = 8              # Contacts kept for the row counts met last (_rows_for)
 
 
@@ -204,7 +201,6 @@ class ContactSystem:
         cs = self._take_pending(h)
         if cs is None:
             cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
-        cs = self._in_layer_order(cs)
         n = len(cs)
         C, entry = self._rows_for(n, B.pos.shape[0])
         if n:
@@ -233,29 +229,6 @@ class ContactSystem:
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
-
-    def _in_layer_order(self, cs):
-        """The rows of a large detection sorted (stably) by their contact layer, highest
-        first, as the loops will visit them (contacts/solve.py: layers over these very rows,
-        then order_by_layer; rows on jointed bodies, above every layer, lead). The loops read
-        a row's fields from some thirty arrays; in detection order the rows of one layer lie
-        apart, and each visit loaded a cache line of every array for one row (bin_10000: 80
-        ns a check against 53 on bin_1000). Sorted, the step's order is the rows' own and
-        neighbours in the visit are neighbours in memory. Small sets (LOCALITY_ROWS) stay as
-        detected: they fit the caches."""
-        n = len(cs)
-        if n < LOCALITY_ROWS:
-            return cs
-        B, J = self.world.B, self.world.J
-        layer_of = np.empty(B.pos.shape[0], dtype=np.int64)
-        contact_solve.body_layers(B.static, J.const.body, J.enabled,
-                                  np.ascontiguousarray(cs.ints[:, [I_BA, I_BB]]),
-                                  np.empty(B.pos.shape[0], dtype=np.bool_), layer_of)
-        layer = np.maximum(layer_of[cs.body_a], layer_of[cs.body_b])
-        if (layer[1:] <= layer[:-1]).all():
-            return cs
-        idx = np.argsort(-layer, kind="stable")
-        return ContactSet(cs.ints[idx], cs.reals[idx], cs.n_shapes)
 
     def _friction_anchors(self, cs, C, rows, prev, prev_stick, prev_hold):
         """Friction anchors (C.drift). Friction holds a sticking contact by its velocity
@@ -367,12 +340,7 @@ class ContactSystem:
         the guard) from one that crept (_friction_anchors)."""
         self._project_depth(stats, h)
         B = self.world.B
-        pos, rot = self._poses
-        if pos.shape == B.pos.shape:     # (the arrays are this object's own: restore_anchors)
-            np.copyto(pos, B.pos)
-            np.copyto(rot, B.rot)
-        else:
-            self._poses = (B.pos.copy(), B.rot.copy())
+        self._poses = (B.pos.copy(), B.rot.copy())
 
     def _project_depth(self, stats, h=None):
         """After a step: where it may have left depth (the position stage's own rows end
