@@ -27,7 +27,7 @@ largest stays while the push travels). A jammed pile (funnel_1000 at 1/60) reach
 equilibrium of deep rows pushed against rows that may not sink, 1-1.6 mm, within 4-8 sweeps,
 and the further 30 sweeps up to the cap moved it by tenths of a millimetre for 3/4 of the
 projection's time; what is left is the next step's. Deeper rows keep the loop going to the
-cap (stopped there, a pile's first second reached 18 mm where the cap keeps it under 10).
+cap (stopped there too, funnel_1000's first second reached 12 mm, against 3.5 with the cap).
 """
 import numpy as np
 from numba import njit
@@ -68,7 +68,7 @@ def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, s
             a, b = group[body[c, 0]], group[body[c, 1]]
             if a == b or not (depth[c] > SPLIT_DEPTH or moved[a] or moved[b]):
                 continue            # (one group's own bodies cannot be shifted apart)
-            k = (inv_mass[a] if free[a] else 0.0) + (inv_mass[b] if free[b] else 0.0)
+            k = _row_mass(inv_mass, free, a, b)
             if k <= TINY:
                 continue
             visits += 1
@@ -135,6 +135,12 @@ def _target(d):
 
 
 @njit(cache=True)
+def _row_mass(inv_mass, free, a, b):
+    """1/m_A + 1/m_B over the free sides of a row between groups a and b."""
+    return (inv_mass[a] if free[a] else 0.0) + (inv_mass[b] if free[b] else 0.0)
+
+
+@njit(cache=True)
 def _residual(shift, moved, group, inv_mass, free, body, normal, depth):
     """(The sum of max(0, target - g), the largest -g) over the rows the projection can
     move (g: _gap)."""
@@ -142,8 +148,7 @@ def _residual(shift, moved, group, inv_mass, free, body, normal, depth):
     deepest = 0.0
     for c in range(body.shape[0]):
         a, b = group[body[c, 0]], group[body[c, 1]]
-        k = (inv_mass[a] if free[a] else 0.0) + (inv_mass[b] if free[b] else 0.0)
-        if a != b and k > TINY:
+        if a != b and _row_mass(inv_mass, free, a, b) > TINY:
             g = _gap(shift, moved, group, body, normal, depth, c)
             total += max(0.0, _target(depth[c]) - g)
             deepest = max(deepest, -g)
