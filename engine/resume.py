@@ -138,6 +138,8 @@ def to_document(world):
             entry["asleep"] = int(st["island"][b])
         elif st["asleep"].shape[0] and st["still"][b] > 0:
             entry["still"] = float(st["still"][b])
+            entry["still_from"] = [*st["still_pos"][b].tolist(),     # (sleeping.py's drift)
+                                   *st["still_rot"][b].ravel().tolist()]
         doc["bodies"][m.name] = entry
     if world.joint_models:   # exact anchors and frames (the scene's local ones round)
         doc["joints"] = {j.name: {"anchors": world.J.const.anchor[i].ravel().tolist(),
@@ -181,6 +183,8 @@ def from_document(world, doc, where="$.state"):
         if "asleep" in entry and not world.models[b].static:
             st["asleep"][b], st["island"][b] = True, int(entry["asleep"])
         st["still"][b] = float(entry.get("still", 0.0))
+        pose = np.asarray(entry.get("still_from", [*st["pos"][b], *st["rot"][b].ravel()]))
+        st["still_pos"][b], st["still_rot"][b] = pose[:3], pose[3:].reshape(3, 3)
     st["sleep_next"][0] = st["island"].max(initial=-1) + 1
     joints = doc.get("joints", {})
     for i, j in enumerate(world.joint_models):

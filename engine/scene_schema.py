@@ -249,6 +249,7 @@ SETTINGS = {
         "sleeping": {"type": "boolean"},
         "sleep_time": _num(0, 1e6),
         "sleep_speed": _num(0, SPEED),
+        "sleep_drift": _num(0, 1e6),
         "extrapolate": {"type": "boolean"},
         "relaxation": _num(0, 1.95),
         "warm_start": {"type": "boolean"},
@@ -270,7 +271,8 @@ STATE = {   # exact resume (engine/resume.py): written by saves, never needed by
             "properties": {"pos": _vec3, "rot": _vec(9, _num(-2, 2)),
                            "vel": _vec(3, _num(-1e10, 1e10)),
                            "omega": _vec(3, _num(-1e10, 1e10)), "stopped": {"type": "boolean"},
-                           "asleep": _int(0, 2**53), "still": _num(0, 1e12)},
+                           "asleep": _int(0, 2**53), "still": _num(0, 1e12),
+                           "still_from": _vec(12, _coord)},
             "additionalProperties": False}},
         "joints": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["anchors", "frames"],

@@ -6,8 +6,16 @@ the graph whose edges are the step's contact rows, the enabled joints and the sp
 islands).
 
 Sleeping. A body is *still* while its fastest point moves slower than `sleep_speed`:
-|v| + |w| r < sleep_speed, r = sqrt(2.5 J_max / m) (a sphere's radius from its inertia). It
-counts the time it has been still; an island whose bodies have all been still for
+|v| + |w| r < sleep_speed, r = sqrt(2.5 J_max / m) (a sphere's radius from its inertia),
+and stays within `sleep_drift` of where it was when its still time began: |x - x0| + r
+angle(R0^T R) <= sleep_drift (as Jolt's sleep test spheres, 30x smaller than Jolt's 1.5 cm).
+The speed alone froze bodies that were not at rest: a ball pulled 5 cm off balance by a
+1 N/m spring (speed < 3 cm/s for its first second) slept after 0.5 s, 4.3 cm from where it
+rests, and debris still rolling at 2 cm/s stopped dead. The drift catches a steady creep
+faster than sleep_drift / sleep_time (1 mm/s) and a push from rest above 2 sleep_drift /
+sleep_time^2 (4 mm/s^2); slower motions, and the turning point of a slow oscillation (it
+goes out and comes back within the drift), can still sleep where they are.
+A body counts the time it has been still; an island whose bodies have all been still for
 `sleep_time` falls asleep together: velocities zero, and for the solver its bodies are
 static (B.static set, inverse mass and inertia zero) and the joints among them are off, so
 the loops, the look-ahead and the contact pairs among them cost nothing; detection still
@@ -76,8 +84,11 @@ def find_islands(movable, pairs, labels):
 
 
 @njit(cache=True)
-def count_still(movable, vel, omega, inv_mass, inertia, h, speed, still):
-    """still[b] += h where the body's fastest point is slower than `speed`, else 0."""
+def count_still(movable, pos, rot, vel, omega, inv_mass, inertia, h, speed, drift, still,
+                from_pos, from_rot):
+    """still[b] += h while the body's fastest point is slower than `speed` and within `drift`
+    of its pose when its still time began (from_pos, from_rot); a fast body's still time is
+    0, a slow one that drifted farther starts again (h) from where it is."""
     for b in range(movable.shape[0]):
         if not movable[b]:
             still[b] = 0.0
@@ -86,7 +97,27 @@ def count_still(movable, vel, omega, inv_mass, inertia, h, speed, still):
         r = np.sqrt(2.5 * jmax * inv_mass[b])
         v = np.sqrt(vel[b, 0] ** 2 + vel[b, 1] ** 2 + vel[b, 2] ** 2)
         w = np.sqrt(omega[b, 0] ** 2 + omega[b, 1] ** 2 + omega[b, 2] ** 2)
-        still[b] = still[b] + h if v + w * r < speed else 0.0
+        if v + w * r >= speed:
+            still[b] = 0.0
+            continue
+        if still[b] > 0.0:
+            # the fastest point's way from the pose at the still time's start: |x - x0| plus
+            # r times the angle of R0^T R (|R - R0|_F = 2 sqrt(2) sin(angle / 2))
+            d2 = 0.0
+            f2 = 0.0
+            for i in range(3):
+                d2 += (pos[b, i] - from_pos[b, i]) ** 2
+                for j in range(3):
+                    f2 += (rot[b, i, j] - from_rot[b, i, j]) ** 2
+            angle = 2.0 * np.arcsin(min(1.0, np.sqrt(f2 / 8.0)))
+            if np.sqrt(d2) + r * angle <= drift:
+                still[b] += h
+                continue
+        still[b] = h                      # still from here on
+        for i in range(3):
+            from_pos[b, i] = pos[b, i]
+            for j in range(3):
+                from_rot[b, i, j] = rot[b, i, j]
 
 
 @njit(cache=True)
@@ -123,7 +154,9 @@ class Sleep:
         self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
         self.wakes = 0            # counts wakings and fallings asleep (contacts/system.py
         self.naps = 0             # keeps a sleeping island's contact rows: _keep_slept)
-        self.still = np.zeros(0)                        # [s] still for this long
+        self.still = np.zeros(0)                        # [s] still for this long,
+        self.still_pos = np.zeros((0, 3))               # from this pose on
+        self.still_rot = np.zeros((0, 3, 3))
         self.joint_off = np.zeros(0, dtype=np.bool_)    # joints switched off by sleeping
         self.islands = 0                                # islands of the last step (awake)
         self._labels = np.zeros(0, dtype=np.int64)
@@ -138,6 +171,8 @@ class Sleep:
             self.asleep = np.zeros(n, dtype=np.bool_)
             self.island = np.full(n, NO_ISLAND, dtype=np.int64)
             self.still = np.zeros(n)
+            self.still_pos = np.zeros((n, 3))
+            self.still_rot = np.zeros((n, 3, 3))
             self._labels = np.zeros(n, dtype=np.int64)
         if self.joint_off.shape[0] != m:
             self.joint_off = np.zeros(m, dtype=np.bool_)
@@ -230,8 +265,9 @@ class Sleep:
         B, J, Sp, s = world.B, world.J, world.Sp, world.settings
         movable = ~B.static
         if s.sleeping:     # (off: the islands are still counted for the statistics)
-            count_still(movable, B.vel, B.omega, B.inv_mass, B.const.inertia, h, s.sleep_speed,
-                        self.still)
+            count_still(movable, B.pos, B.rot, B.vel, B.omega, B.inv_mass, B.const.inertia, h,
+                        s.sleep_speed, s.sleep_drift, self.still, self.still_pos,
+                        self.still_rot)
         pairs = self._pairs(J, Sp, C)
         self.islands = find_islands(movable, pairs, self._labels)
         if not s.sleeping or self.islands == 0 or \
@@ -305,7 +341,8 @@ class Sleep:
 
     def capture(self):
         return {"asleep": self.asleep.copy(), "island": self.island.copy(),
-                "still": self.still.copy(), "sleep_next": np.array([self._next_id])}
+                "still": self.still.copy(), "still_pos": self.still_pos.copy(),
+                "still_rot": self.still_rot.copy(), "sleep_next": np.array([self._next_id])}
 
     def restore(self, world, st):
         """Back to a captured sleep state (the body rows were restored as captured: sleeping
@@ -324,6 +361,12 @@ class Sleep:
         self.asleep[:] = st["asleep"]
         self.island[:] = st["island"]
         self.still[:] = st["still"]
+        if "still_pos" in st:
+            self.still_pos[:] = st["still_pos"]
+            self.still_rot[:] = st["still_rot"]
+        else:    # (a state captured before the drift was kept: from where it is now)
+            self.still_pos[:] = world.B.pos
+            self.still_rot[:] = world.B.rot
         self._next_id = int(st["sleep_next"][0])
         off = self._joints_at_rest(J, B.static, self.asleep)
         J.enabled[off] = False
