@@ -1,11 +1,15 @@
 """Where numba caches the compiled kernels: the user's cache directory (platformdirs), in a
-folder keyed by a hash of every engine source file, numba's version and Python's.
+folder keyed by a hash of every engine source file a kernel can reach, numba's version and
+Python's.
 
 numba's own cache is per source file: a kernel that inlines a helper from another file keeps
 its stale machine code after that helper changes, and a read-only site-packages cannot hold
-a cache at all. Keyed by all sources, any edit starts a fresh folder and nothing stale ever
-runs. IMPULSE_KERNEL_CACHE names the base folder (set here for child processes, so a test
-that points XDG_CACHE_HOME elsewhere still shares the compiled kernels); an explicit
+a cache at all. Keyed by all the sources kernels can reach, any edit there starts a fresh
+folder and nothing stale ever runs; an edit of the Python-only modules (OUTSIDE_KERNELS:
+the world's bookkeeping, scenes, settings, command line) keeps the compiled kernels, so a
+developer's edit there or an upgrade that touches only them compiles nothing.
+IMPULSE_KERNEL_CACHE names the base folder (set here for child processes, so a test that
+points XDG_CACHE_HOME elsewhere still shares the compiled kernels); an explicit
 NUMBA_CACHE_DIR is left alone. Must run before any kernel module is imported
 (engine/__init__.py does it first).
 
@@ -34,9 +38,27 @@ log = logging.getLogger(__name__)
 
 ENGINE = Path(__file__).resolve().parent
 PREBUILT = ENGINE / "prebuilt"    # a wheel's compiled kernels: PREBUILT/<key>/ (not in git)
-# engine folders and files that no kernel reaches: no numba in them, and only the command
-# line imports them (tests/test_kernel_cache.py checks both), so editing them compiles nothing
-OUTSIDE_KERNELS = ("bench", "cli.py", "formats")
+# engine folders and files (paths inside the engine) that no kernel reaches: no kernel is
+# defined in them, and no module that defines kernels imports them, directly or through
+# others, at its top level, where a kernel could read their names (tests/test_kernel_cache.py
+# computes that reach from the sources and checks this list against it). Editing them
+# compiles nothing: the world's and the contacts' Python bookkeeping, the scene files, the
+# settings, the command line, the benches. The package's set-up (__init__.py, jitopts.py,
+# kernel_cache.py) and the compile (warmup.py: what compiles and the ready markers;
+# compile_plan.py, compile_progress.py) stay in.
+OUTSIDE_KERNELS = (
+    "bench", "cli.py", "formats", "metrics.py", "scenes_list.py", "strict_json.py",
+    "bodies.py", "collision/__init__.py", "collision/bench.py", "collision/detector.py",
+    "collision/obj.py", "collision/polytope.py", "contacts/__init__.py", "contacts/system.py",
+    "definitions.py", "durable.py",
+    "extrapolation.py", "fastcall.py", "interaction.py", "joint_poses.py", "resume.py",
+    "scene.py", "scene_schema.py", "settings.py", "shapes.py", "step_stats.py",
+    "visual_meshes.py", "world.py", "world_edits.py", "world_shapes.py")
+
+
+def outside_kernels(relative: Path) -> bool:
+    """True for an engine file (its path inside the engine) that OUTSIDE_KERNELS leaves out."""
+    return relative.parts[0] in OUTSIDE_KERNELS or relative.as_posix() in OUTSIDE_KERNELS
 KEEP = 3               # other key folders kept, most recently used first (other versions);
 IDLE_S = 3600.0        # older ones go once unused for an hour: with a day, a day of engine
                        # edits left 80 folders of 60 MB here (every edit is a new key)
@@ -57,15 +79,16 @@ def portable() -> bool:
 
 
 def source_hash() -> str:
-    """sha256 over every engine source (its path inside the engine, and its bytes) but
-    OUTSIDE_KERNELS, numba's and Python's versions and the CPU target (and the engine's
-    folder where the cache is not portable: numba's own locator names folders by it)."""
+    """sha256 over every engine source a kernel can reach (its path inside the engine, and
+    its bytes: all but OUTSIDE_KERNELS), numba's and Python's versions and the CPU target
+    (and the engine's folder where the cache is not portable: numba's own locator names
+    folders by it)."""
     import numba
     where = "" if portable() else f" {ENGINE}"
     h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]} {cpu_name()}{where}"
                        .encode())
     for path in sorted(ENGINE.rglob("*.py")):
-        if path.relative_to(ENGINE).parts[0] in OUTSIDE_KERNELS:
+        if outside_kernels(path.relative_to(ENGINE)):
             continue
         h.update(str(path.relative_to(ENGINE)).encode())
         h.update(path.read_bytes())
