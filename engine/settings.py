@@ -63,7 +63,7 @@ class Settings:
     sleeping: bool = True                  # islands at rest sleep (engine/sleeping.py)
     sleep_time: float = 0.5                # [s] still this long before an island sleeps
     sleep_speed: float = 0.03              # [m/s] fastest point speed counted as still
-    sleep_drift: float = 5e-4              # [m] a still body's fastest point may move this
+    sleep_drift: float = 1e-3              # [m] a still body's fastest point may move this
                                            # far from where its still time began
     extrapolate: bool = False              # Schmitt sec. 8: h and 2 x h/2, extrapolated
                                            # (engine/extrapolation.py)

@@ -8,13 +8,15 @@ islands).
 Sleeping. A body is *still* while its fastest point moves slower than `sleep_speed`:
 |v| + |w| r < sleep_speed, r = sqrt(2.5 J_max / m) (a sphere's radius from its inertia),
 and stays within `sleep_drift` of where it was when its still time began: |x - x0| + r
-angle(R0^T R) <= sleep_drift (as Jolt's sleep test spheres, 30x smaller than Jolt's 1.5 cm).
+angle(R0^T R) <= sleep_drift (as Jolt's sleep test spheres; 1 mm, 15x smaller than Jolt's).
 The speed alone froze bodies that were not at rest: a ball pulled 5 cm off balance by a
 1 N/m spring (speed < 3 cm/s for its first second) slept after 0.5 s, 4.3 cm from where it
 rests, and debris still rolling at 2 cm/s stopped dead. The drift catches a steady creep
-faster than sleep_drift / sleep_time (1 mm/s) and a push from rest above 2 sleep_drift /
-sleep_time^2 (4 mm/s^2); slower motions, and the turning point of a slow oscillation (it
-goes out and comes back within the drift), can still sleep where they are.
+faster than sleep_drift / sleep_time (2 mm/s) and a push from rest above 2 sleep_drift /
+sleep_time^2 (8 mm/s^2); slower motions, and the turning point of a slow oscillation (it
+goes out and comes back within the drift), can still sleep where they are. (0.5 mm kept
+wall_car's wall awake until the car hit it: its top row crept at 2 mm/s while the car's
+bounces cut the world's steps; alone, the wall sleeps after 0.52 s either way.)
 A body counts the time it has been still; an island whose bodies have all been still for
 `sleep_time` falls asleep together: velocities zero, and for the solver its bodies are
 static (B.static set, inverse mass and inertia zero) and the joints among them are off, so
