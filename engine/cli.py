@@ -89,6 +89,9 @@ def sim_parser(p=None):
     p.add_argument("--every", type=positive(int), default=1, help="trajectory: every N-th step")
     p.add_argument("--contact-columns", action="store_true",
                    help="trajectory: add the contact figures of the step that led to each row")
+    p.add_argument("--threads", type=positive(int), metavar="N",
+                   help="threads for the islands a step solves apart (default: every core, "
+                        "or IMPULSE_THREADS; the run is the same for any N)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--save-state", metavar="OUT.json",
                    help="at the end, write the world as a scene file with its exact state: "
@@ -148,6 +151,8 @@ def run_sim(args):
         print("impulse sim: --contact-columns needs --trajectory", file=sys.stderr)
         return EXIT_BAD_INPUT
     world = load_with_settings(args.scene, _overrides(args))
+    if args.threads is not None:
+        world.threads = args.threads
     steps = max(1, int(round(args.duration / world.settings.h)))
     for path in (args.trajectory, args.save_state):
         if path:

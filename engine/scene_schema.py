@@ -253,6 +253,7 @@ SETTINGS = {
         "extrapolate": {"type": "boolean"},
         "relaxation": _num(0, 1.95),
         "warm_start": {"type": "boolean"},
+        "islands": {"type": "boolean"},
     },
     "additionalProperties": False,
 }

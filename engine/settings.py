@@ -65,6 +65,8 @@ class Settings:
     sleep_speed: float = 0.03              # [m/s] fastest point speed counted as still
     sleep_drift: float = 1e-3              # [m] a still body's fastest point may move this
                                            # far from where its still time began
+    islands: bool = True                   # big islands run their own loops, on all
+                                           # cores (engine/islands.py)
     extrapolate: bool = False              # Schmitt sec. 8: h and 2 x h/2, extrapolated
                                            # (engine/extrapolation.py)
     relaxation: float = 0.0                # iterative loops: joint corrections times this

@@ -96,6 +96,25 @@ def warm_contacts():
     w.step()
     w.wake()
     w.step()
+    warm_islands()
+
+
+def warm_islands():
+    """The step by islands (islands.py): two stacks on a floor, split however small."""
+    from . import islands
+    from .scene import scene_to_world
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}]
+    for k, y in ((0, 0.1), (0, 0.3), (1, 0.1), (1, 0.3)):
+        bodies.append({"name": f"b{k}{y}", "mass": 1.0, "position": [2.0 * k, y, 0],
+                       "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}})
+    w = scene_to_world({"format": "impulse-scene", "version": 1,
+                        "settings": {"h": 0.01}, "bodies": bodies})
+    keep = islands.MIN_ROWS
+    islands.MIN_ROWS = 1
+    try:
+        w.step()
+    finally:
+        islands.MIN_ROWS = keep
 
 
 def warm_up(features=FEATURES, on_ready=None, jobs=1, on_kernel=None, recorder=None):

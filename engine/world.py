@@ -13,6 +13,8 @@ from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
 from .handles import BodyId, Handles, JointId, LoadId
 from .interaction import Drag, apply_drag
+from .island_step import step_parts
+from .islands import IslandStep, default_threads, plan
 from .joints import A_MOTOR, A_VMOTOR
 from .loads import LoadEdits, sum_wrenches
 from .settings import Settings
@@ -84,6 +86,8 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         # the settings array and the Contacts (new when the row count changes; always made by
         # state.empty_contacts, so one kind) may be new objects each step
         self._step_kernel = FastCall(stages.step, loose=(3, 4))   # C, settings: new each step
+        self.threads = default_threads()      # threads for the islands of a split step
+        self._islands = IslandStep()          # the step by islands (islands.py)
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -288,8 +292,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                 C, again = self.collision.detect(left)
                 detect_s += again
             clock = self._clock
-            self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work(),
-                              clock)
+            self._solve(C, arr, clock)
             taken = clock[S.K_H_TAKEN]
             if not np.isfinite(taken) or taken <= 0.0:
                 taken = left
@@ -311,6 +314,22 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         self.stopped_last_step = stopped
         self.time += h
         self.steps_taken += 1
+
+    def _solve(self, C, arr, clock):
+        """The step kernel on the whole world, or on each of its big islands at once
+        (islands.py; settings.islands, the iterative solver only)."""
+        parts = None
+        if self.settings.islands and C.body.shape[0] > 0 and \
+                self.settings.solver == SOLVERS[0]:
+            parts = plan(self.B, self.J, self.Sp, C)
+        if parts is None:
+            self._islands.parts = 0
+            self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work(),
+                              clock)
+        else:
+            self._islands.run(step_parts, stages.order_contacts, parts,
+                              (self.B, self.J, self.Sp, C), arr, self.stats,
+                              self.solver_work(), clock, self.threads)
 
     # ---- the finite-state guard (guard.py) -------------------------------------------------
     def _keep_good(self):
@@ -426,11 +445,13 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
 
     def last_step(self):
         """The statistics of the last step by name (step_stats.py: counts, errors, depths,
-        each stage's time in ms), and the bodies the guard stopped."""
+        each stage's time in ms), the bodies the guard stopped, the bodies awake and asleep,
+        the islands (sleeping.py) and the parts its last kernel call solved apart
+        (islands.py; 0: the world whole)."""
         asleep = self.sleep.count
         return {**step_stats.as_dict(self.stats), "stopped_bodies": self.stopped_last_step,
                 "awake_bodies": int((~self.B.static).sum()), "asleep_bodies": asleep,
-                "islands": self.sleep.islands}
+                "islands": self.sleep.islands, "islands_solved": self._islands.parts}
 
     # ---- the user's drag (mouse, VR controller) -----------------------------------------
     DRAG_FORCE_FACTOR = 5.0   # default cap: this many times the body's weight

@@ -52,22 +52,29 @@ from . import BenchInputError
 WARM_UP_STEPS = 5
 SCENES = SCENES_DIR
 
-# (label, scene, h, prepare seconds at 1/60, measured seconds, peers, sleeping). The rows
-# without sleeping measure the solver against the peers (MuJoCo does not sleep bodies); the
-# rows with it what a user's scene costs once its bodies rest (engine/sleeping.py).
+# (label, scene, h, prepare seconds at 1/60, measured seconds, peers, sleeping, threads).
+# The rows without sleeping measure the solver against the peers (MuJoCo does not sleep
+# bodies); the rows with it what a user's scene costs once its bodies rest
+# (engine/sleeping.py). threads: World.threads for the islands solved apart (None: every
+# core; engine/islands.py); the pairs of rows with 1 and every thread give the speed-up.
 CASES = [
-    ("box_stack", "box_stack.json", 1 / 60, 0.0, 2.0, True, False),
-    ("pyramid", "pyramid.json", 1 / 60, 0.0, 2.0, True, False),
-    ("funnel_1000 h=0.001", "funnel_1000.json", 0.001, 0.9, 0.2, False, False),
-    ("funnel_1000 h=1/60", "funnel_1000.json", 1 / 60, 0.0, 2.5, True, False),
-    ("wall_car", "wall_car.json", 1 / 60, 0.0, 2.0, False, False),
-    ("wall_car sleeping", "wall_car.json", 1 / 60, 0.0, 2.0, False, True),
-    ("box_stack sleeping, settled", "box_stack.json", 1 / 60, 2.0, 1.0, False, True),
-    ("box_grid_10000 asleep", "box_grid_10000.json", 1 / 60, 1.0, 1.0, False, True),
-    ("bin_100 pour", "bin_100.json", 1 / 60, 0.0, 1.5, False, False),
-    ("bin_1000 pour", "bin_1000.json", 1 / 60, 0.0, 1.5, False, False),
-    ("bin_10000 pour", "bin_10000.json", 1 / 60, 0.0, 1.5, False, False),
+    ("box_stack", "box_stack.json", 1 / 60, 0.0, 2.0, True, False, None),
+    ("pyramid", "pyramid.json", 1 / 60, 0.0, 2.0, True, False, None),
+    ("funnel_1000 h=0.001", "funnel_1000.json", 0.001, 0.9, 0.2, False, False, None),
+    ("funnel_1000 h=1/60", "funnel_1000.json", 1 / 60, 0.0, 2.5, True, False, None),
+    ("funnel_1000 h=1/60, 1 thread", "funnel_1000.json", 1 / 60, 0.0, 2.5, False, False, 1),
+    ("wall_car", "wall_car.json", 1 / 60, 0.0, 2.0, False, False, None),
+    ("wall_car sleeping", "wall_car.json", 1 / 60, 0.0, 2.0, False, True, None),
+    ("box_stack sleeping, settled", "box_stack.json", 1 / 60, 2.0, 1.0, False, True, None),
+    ("box_grid_10000 asleep", "box_grid_10000.json", 1 / 60, 1.0, 1.0, False, True, None),
+    ("bin_100 pour", "bin_100.json", 1 / 60, 0.0, 1.5, False, False, None),
+    ("bin_1000 pour", "bin_1000.json", 1 / 60, 0.0, 1.5, False, False, None),
+    ("bin_10000 pour", "bin_10000.json", 1 / 60, 0.0, 1.5, False, False, None),
+    ("pyramids_8", "pyramids_8.json", 1 / 60, 0.0, 2.0, False, False, None),
+    ("pyramids_8, 1 thread", "pyramids_8.json", 1 / 60, 0.0, 2.0, False, False, 1),
 ]
+THREAD_PAIRS = (("funnel_1000 h=1/60", "funnel_1000 h=1/60, 1 thread"),
+                ("pyramids_8", "pyramids_8, 1 thread"))
 GRID_SIDE = 100            # box_grid_10000: GRID_SIDE^2 cubes of 0.5 m, 1 m apart, resting
 
 
@@ -120,9 +127,38 @@ def bin_document(n):
             "settings": {"h": 1 / 60}, "bodies": bodies}
 
 
+def pyramids_document(count=8, base=10, size=0.2):
+    """A scene document: `count` pyramids of 0.2 m cubes (1 kg), rows of base .. 1, 3 m
+    apart: as many islands of about 580 contact rows each (engine/islands.py)."""
+    bodies = [{"name": "ground", "fixed": True, "shape": {"type": "plane"}}]
+    for p in range(count):
+        ox, oz = (p % 4 - 1.5) * 3.0, (p // 4) * 3.0
+        for row, n in enumerate(range(base, 0, -1)):
+            for i in range(n):
+                bodies.append({"name": f"p{p}_{row}_{i}", "mass": 1.0,
+                               "position": [ox + (i - (n - 1) / 2) * (size + 0.01),
+                                            size / 2 + row * size, oz],
+                               "shape": {"type": "box", "size": [size] * 3}})
+    return {"format": "impulse-scene", "version": 1, "name": f"{count} pyramids",
+            "settings": {"h": 1 / 60}, "bodies": bodies}
+
+
 BIN_SIZES = (100, 1000, 10000)
-GENERATED = {"box_grid_10000.json": grid_document,
+GENERATED = {"box_grid_10000.json": grid_document, "pyramids_8.json": pyramids_document,
              **{f"bin_{n}.json": (lambda n=n: bin_document(n)) for n in BIN_SIZES}}
+
+
+def thread_speedups(rows):
+    """Figures: each THREAD_PAIRS scene's ms per step on 1 thread over that on every core."""
+    by = {r["benchmark"]: r for r in rows if r.get("ms_step_mean")}
+    out = []
+    for every, one in THREAD_PAIRS:
+        if every in by and one in by:
+            out.append({"benchmark": every, "figure": f"1 thread / {by[every]['threads']} "
+                        "threads (islands solved apart, engine/islands.py)",
+                        "expected": ">= 1.6 (the issue's goal, funnel_1000)",
+                        "ours": round(by[one]["ms_step_mean"] / by[every]["ms_step_mean"], 2)})
+    return out
 
 
 def bin_exponent(rows):
@@ -143,9 +179,11 @@ def _load(path):
     return load_scene(path)
 
 
-def _measure(path, h, prepare, seconds, sleeping=False):
+def _measure(path, h, prepare, seconds, sleeping=False, threads=None):
     w = _load(path)
     w.settings.sleeping = sleeping
+    if threads is not None:
+        w.threads = threads
     if prepare > 0:
         for _ in range(int(round(prepare / w.settings.h))):
             w.step()
@@ -160,7 +198,8 @@ def _measure(path, h, prepare, seconds, sleeping=False):
         w.step()
         wall[i] = time.perf_counter() - t0
         st[i] = w.stats
-    return {**_stats_row(h, st, wall), **(_sleep_columns(w) if sleeping else {})}
+    return {**_stats_row(h, st, wall), **(_sleep_columns(w) if sleeping else {}),
+            "threads": w.threads, "islands_solved": w.last_step()["islands_solved"]}
 
 
 def _stats_row(h, st, wall):
@@ -299,11 +338,11 @@ def contacts(scenes=None):
     chosen = _selected(scenes)
     rows = []
     peers = _peers_available()
-    for label, name, h, prepare, seconds, compare, sleeping in CASES:
+    for label, name, h, prepare, seconds, compare, sleeping, threads in CASES:
         if chosen is not None and name[:-5] not in chosen:
             continue
         path = os.path.join(SCENES, name)
-        row = {"benchmark": label, **_measure(path, h, prepare, seconds, sleeping)}
+        row = {"benchmark": label, **_measure(path, h, prepare, seconds, sleeping, threads)}
         if peers and compare:
             row["x_mujoco"] = round(row["ms_step_mean"] / _mujoco_ms(path, h, seconds), 2)
             row["x_pybullet"] = round(row["ms_step_mean"] / _pybullet_ms(path, h, seconds), 2)
@@ -318,6 +357,7 @@ def contacts(scenes=None):
         figures.extend(figs)
     if not peers:
         rows.append({"benchmark": "peers skipped (pip install mujoco pybullet)"})
+    figures.extend(thread_speedups(rows))
     p = bin_exponent(rows)
     if p is not None:
         figures.append({"benchmark": "bin_N pour", "figure": "ms/step grows as N^p: p",
