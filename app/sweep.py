@@ -519,6 +519,7 @@ def _run(payload, task):
     doc = variant_document(payload["doc"], task["assign"], task["seed"], payload["perturb"])
     world = scene_to_world(doc, source)
     world.meta["path"] = source
+    world.threads = 1     # the sweep runs a process per core: its islands take no more
     metrics = [Metric(m, payload["doc"], payload["duration"]) for m in payload["metrics"]]
     h = world.settings.h
     steps = max(1, int(round(payload["duration"] / h)))
