@@ -37,6 +37,22 @@ class FastCall:
             key[i] = _kind(args[i])
         return tuple(key)
 
+    def resolve(self, *args):
+        """The compiled entry point for these arguments (compiled or loaded now if need be),
+        without calling it: for threads that call one kernel at once (islands.py), typed
+        once here rather than in each thread under the GIL."""
+        if not hasattr(self.dispatcher, "overloads"):   # NUMBA_DISABLE_JIT: a plain function
+            return self.dispatcher
+        key = self._key_of(args)
+        known = self._known.get(key)
+        if known is None:
+            sig = tuple(self.dispatcher.typeof_pyval(a) for a in args)
+            self.dispatcher.compile(sig)
+            known = self._known[key] = (self.dispatcher.overloads[sig].entry_point, args)
+            if len(self._known) > KEPT:
+                self._known.popitem(last=False)
+        return known[0]
+
     def __call__(self, *args):
         if not hasattr(self.dispatcher, "overloads"):   # NUMBA_DISABLE_JIT: a plain function
             return self.dispatcher(*args)

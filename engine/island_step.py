@@ -13,8 +13,9 @@ thread that steps it.
 import numpy as np
 from numba import njit
 
+from .sleeping import root
 from .state import Bodies, BodyConstants, Contacts, JointConstants, Joints, SpringConstants, Springs
-from .step import scratch, step_with
+from .step import collision_cut, scratch, step_with
 
 ALL = np.zeros(0, dtype=np.bool_)       # put(): no mask, every entry
 
@@ -42,6 +43,154 @@ def step_parts(B, J, Sp, C, bodies, mine, b0, rows, row_refs, r0, joints, joint_
         put_joints(J, ji, Jp)
         put_springs(Sp, si, Spp)
         put_contacts(C, ri, Cp)
+
+
+@njit(cache=True)
+def world_cut(B, C, settings):
+    """The whole world's step up to its first collision time (step.collision_cut), which
+    every part then takes."""
+    return collision_cut(B, C, settings)
+
+
+@njit(cache=True)
+def plan_parts(static, row_body, joint_body, spring_body, min_rows, max_parts):
+    """The parts of a split step (islands.py): islands of the movable bodies over the rows,
+    joints and springs (union-find); each island of min_rows rows or more a part, largest
+    first onto the part with the least work (at most max_parts), and one more part for the
+    rest. Returns (parts, bodies, mine, b0, rows, row_refs, r0, joints, joint_refs, j0,
+    springs, spring_refs, s0): part k's bodies are bodies[b0[k]:b0[k+1]] (ascending world
+    indices: its movable ones, mine, and the static ones its entries reach), its rows
+    rows[r0[k]:r0[k+1]] (ascending) with their bodies as indices into the part's (row_refs;
+    -1 the world), the joints and springs likewise. parts = 0 (and empty arrays) where
+    fewer than two islands have min_rows rows."""
+    n = static.shape[0]
+    parent = np.arange(n)
+    for pairs in (row_body, joint_body, spring_body):
+        for k in range(pairs.shape[0]):
+            a, b = pairs[k, 0], pairs[k, 1]
+            if a < 0 or b < 0 or static[a] or static[b]:
+                continue
+            ra, rb = root(parent, a), root(parent, b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    label = np.full(n, -1)
+    count = 0
+    for b in range(n):
+        if not static[b]:
+            r = root(parent, b)
+            if r == b:
+                label[b] = count
+                count += 1
+            else:
+                label[b] = label[r]
+    work = np.zeros(max(count, 1), dtype=np.int64)
+    for pairs in (row_body, joint_body, spring_body):
+        for k in range(pairs.shape[0]):
+            i = _island(pairs, k, label)
+            if i >= 0:
+                work[i] += 1
+    big = np.array([i for i in range(count) if work[i] >= min_rows], dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    refs0 = np.zeros((0, 2), dtype=np.int64)
+    if big.shape[0] < 2:
+        return (0, none, np.zeros(0, dtype=np.bool_), none, none, refs0, none, none, refs0,
+                none, none, refs0, none)
+    big = big[np.argsort(-work[big], kind="mergesort")]   # largest first, ties by island
+    rest = min(big.shape[0], max_parts)
+    part_of = np.full(count, rest)
+    load = np.zeros(rest, dtype=np.int64)
+    for i in big:
+        p = np.argmin(load)
+        part_of[i] = p
+        load[p] += work[i]
+    parts = rest + 1
+    body_part = np.full(n, -1)
+    for b in range(n):
+        if label[b] >= 0:
+            body_part[b] = part_of[label[b]]
+    rows, r0 = _by_part(row_body, label, part_of, parts)
+    joints, j0 = _by_part(joint_body, label, part_of, parts)
+    springs, s0 = _by_part(spring_body, label, part_of, parts)
+    # each part's bodies: its own, then the static ends of its entries (once a part)
+    seen = np.full(n, -1)
+    bodies = np.empty(n + 2 * (rows.shape[0] + joints.shape[0] + springs.shape[0]),
+                      dtype=np.int64)
+    b0 = np.zeros(parts + 1, dtype=np.int64)
+    m = 0
+    by_part = np.argsort(body_part, kind="mergesort")      # (-1 first: skipped below)
+    q = 0
+    while q < n and body_part[by_part[q]] < 0:
+        q += 1
+    for p in range(parts):
+        start = m
+        while q < n and body_part[by_part[q]] == p:
+            bodies[m] = by_part[q]
+            m += 1
+            q += 1
+        for pairs, idx, off in ((row_body, rows, r0), (joint_body, joints, j0),
+                                (spring_body, springs, s0)):
+            for e in range(off[p], off[p + 1]):
+                for side in range(2):
+                    b = pairs[idx[e], side]
+                    if b >= 0 and static[b] and seen[b] != p:
+                        seen[b] = p
+                        bodies[m] = b
+                        m += 1
+        bodies[start:m] = np.sort(bodies[start:m])
+        b0[p + 1] = m
+    bodies = bodies[:m].copy()
+    mine = np.zeros(m, dtype=np.bool_)
+    local = np.full(n, -1)
+    row_refs = np.empty((rows.shape[0], 2), dtype=np.int64)
+    joint_refs = np.empty((joints.shape[0], 2), dtype=np.int64)
+    spring_refs = np.empty((springs.shape[0], 2), dtype=np.int64)
+    for p in range(parts):
+        for i in range(b0[p], b0[p + 1]):
+            local[bodies[i]] = i - b0[p]
+            mine[i] = not static[bodies[i]]
+        for pairs, idx, off, refs in ((row_body, rows, r0, row_refs),
+                                      (joint_body, joints, j0, joint_refs),
+                                      (spring_body, springs, s0, spring_refs)):
+            for e in range(off[p], off[p + 1]):
+                for side in range(2):
+                    b = pairs[idx[e], side]
+                    refs[e, side] = local[b] if b >= 0 else -1
+    if b0[parts] == b0[parts - 1]:                         # (no rest)
+        parts -= 1
+    return (parts, bodies, mine, b0[:parts + 1].copy(), rows, row_refs, r0[:parts + 1].copy(),
+            joints, joint_refs, j0[:parts + 1].copy(), springs, spring_refs,
+            s0[:parts + 1].copy())
+
+
+@njit(cache=True)
+def _island(pairs, k, label):
+    """The island of entry k: its first end's that moves (-1: neither moves)."""
+    for side in range(2):
+        b = pairs[k, side]
+        if b >= 0 and label[b] >= 0:
+            return label[b]
+    return -1
+
+
+@njit(cache=True)
+def _by_part(pairs, label, part_of, parts):
+    """The entries sorted by part (ascending within one; entries whose ends do not move
+    left out) and the parts' offsets (parts + 1,)."""
+    count = np.zeros(parts + 1, dtype=np.int64)
+    part = np.full(pairs.shape[0], -1)
+    for k in range(pairs.shape[0]):
+        i = _island(pairs, k, label)
+        if i >= 0:
+            part[k] = part_of[i]
+            count[part[k] + 1] += 1
+    off = np.cumsum(count)
+    out = np.empty(off[parts], dtype=np.int64)
+    fill = off[:parts].copy()
+    for k in range(pairs.shape[0]):
+        if part[k] >= 0:
+            out[fill[part[k]]] = k
+            fill[part[k]] += 1
+    return out, off
 
 
 @njit(cache=True)

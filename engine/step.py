@@ -116,12 +116,22 @@ def order_contacts(B, J, C, settings, stats):
     if settings[S_TOI] != 0.0:
         # cut the step just before the first bounce within it; the next sub-step
         # (World.step) starts with that row touching
-        contacts.prepare(B, C)
-        t_hit = contacts.contact_time(B, C, settings[S_H], settings)
-        if t_hit < settings[S_H]:
-            settings[S_H] = max(t_hit, contacts.TOI_MIN * settings[S_H])
+        h = collision_cut(B, C, settings)
+        if h < settings[S_H]:
+            settings[S_H] = h
             stats[T_TOI_EVENTS] = 1
     return top
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def collision_cut(B, C, settings):
+    """The step's length up to its first collision time (contacts.contact_time, at least
+    TOI_MIN of it), settings[S_H] where no row bounces within it. Also the world's cut
+    where its islands step apart (islands.py)."""
+    h = settings[S_H]
+    contacts.prepare(B, C)
+    t_hit = contacts.contact_time(B, C, h, settings)
+    return max(t_hit, contacts.TOI_MIN * h) if t_hit < h else h
 
 
 @njit(cache=True, **NO_REFCOUNT)

@@ -13,8 +13,8 @@ from .fastcall import FastCall
 from .guard import Problem, bad_bodies, zero_non_finite
 from .handles import BodyId, Handles, JointId, LoadId
 from .interaction import Drag, apply_drag
-from .island_step import step_parts
-from .islands import IslandStep, default_threads, plan
+from .island_step import step_parts, world_cut
+from .islands import LOOSE, IslandStep, default_threads, plan
 from .joints import A_MOTOR, A_VMOTOR
 from .loads import LoadEdits, sum_wrenches
 from .settings import Settings
@@ -88,6 +88,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         self._step_kernel = FastCall(stages.step, loose=(3, 4))   # C, settings: new each step
         self.threads = default_threads()      # threads for the islands of a split step
         self._islands = IslandStep()          # the step by islands (islands.py)
+        self._parts_kernel = FastCall(step_parts, loose=LOOSE)   # (islands.py)
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -327,7 +328,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             self._step_kernel(self.B, self.J, self.Sp, C, arr, self.stats, self.solver_work(),
                               clock)
         else:
-            self._islands.run(step_parts, stages.order_contacts, parts,
+            self._islands.run(self._parts_kernel, world_cut, parts,
                               (self.B, self.J, self.Sp, C), arr, self.stats,
                               self.solver_work(), clock, self.threads)
 

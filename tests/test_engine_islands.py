@@ -214,3 +214,34 @@ def test_jointed_chains_keep_their_joints_when_split(small_parts):
         assert np.abs(gaps[:, 0] - gaps[:, 1]).max() < 1e-4
         ends.append(w.B.pos.copy())
     assert np.abs(ends[0] - ends[1]).max() < 5e-3
+
+
+def test_fastcall_resolve_types_once_and_steps_as_the_dispatcher(small_parts):
+    """FastCall.resolve (the threads' entry point of step_parts) gives one entry point for
+    arguments of the same kinds, and it steps a part as the dispatcher does."""
+    from impulse.engine import state as St
+    from impulse.engine.fastcall import FastCall
+    from impulse.engine.island_step import step_parts
+    runs = []
+    for how in ("dispatcher", "resolve"):
+        w = world(pyramid("a", 0.0, 3) + pyramid("b", 2.0, 3))
+        w.step()
+        C = w.collision.C
+        P = islands.plan(w.B, w.J, w.Sp, C)
+        stats = np.zeros((len(P), St.T_SIZE))
+        clocks = np.zeros((len(P), St.K_SIZE))
+        args = [w.B, w.J, w.Sp, C, P.bodies, P.mine, P.b0, P.rows, P.row_refs, P.r0,
+                P.joints, P.joint_refs, P.j0, P.springs, P.spring_refs, P.s0,
+                np.arange(len(P)), w._settings_array(w.time), stats, w.solver_work(),
+                clocks]
+        if how == "dispatcher":
+            step_parts(*args)
+        else:
+            fast = FastCall(step_parts, loose=islands.LOOSE)
+            entry = fast.resolve(*args)
+            other = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            assert fast.resolve(*other) is entry        # same kinds: typed once
+            entry(*args)
+        runs.append((w.B.pos.copy(), w.B.vel.copy(), stats.copy()))
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+    assert runs[0][2][:, St.T_CHECKS].sum() > 0
