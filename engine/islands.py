@@ -142,12 +142,15 @@ class IslandStep:
         def some(which):
             entry(*args[:_WHICH], which, *args[_WHICH + 1:])
 
+        # the largest share in this thread (its data warm in this core's caches from the
+        # detection), the others on the pool's threads
         if len(shares) > 1:
-            self._ensure_pool(len(shares))
-            for f in [self._pool.submit(some, w) for w in shares]:
+            self._ensure_pool(len(shares) - 1)
+            rest = [self._pool.submit(some, w) for w in shares[1:]]
+        some(shares[0])
+        if len(shares) > 1:
+            for f in rest:
                 f.result()
-        else:
-            some(shares[0])
         self._combine(stats_k, clocks, stats, clock, cut)
         stats[S.T_SOLVE_NS] = time.perf_counter_ns() - t0
         self.parts = parts
