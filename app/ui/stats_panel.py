@@ -118,13 +118,13 @@ def draw_stats_panel(app) -> None:
                    f"asleep {last.get('asleep_bodies', 0)}")
         if imgui.is_item_hovered():
             solved = last.get("islands_solved", 0)
-            apart = (f"; the last step solved {solved} parts apart, on up to "
+            apart = (f"the last step solved {solved} parts apart, on up to "
                      f"{app.session.world.threads} threads" if solved else
-                     "; the last step solved the world whole")
-            imgui.set_tooltip("bodies awake and asleep; islands: groups of awake bodies joined "
-                              "by contacts, joints or springs (an island at rest for the sleep "
-                              "time sleeps; contacts among sleeping bodies are not counted)"
-                              + apart)
+                     "the last step solved the world whole")
+            imgui.set_tooltip("bodies awake and asleep\n"
+                              "islands: groups of awake bodies joined by contacts, joints or "
+                              "springs\n(an island at rest for the sleep time sleeps; contacts "
+                              "among sleeping bodies are not counted)\n" + apart)
         t = s.array("t")
         _plot("energy [J]", [("kinetic", s.array("kinetic")), ("potential", s.array("potential")),
                              ("total", s.array("total"))], t,
