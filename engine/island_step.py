@@ -13,7 +13,7 @@ thread that steps it.
 import numpy as np
 from numba import njit
 
-from .sleeping import root
+from .sleeping import find_islands
 from .state import Bodies, BodyConstants, Contacts, JointConstants, Joints, SpringConstants, Springs
 from .step import collision_cut, scratch, step_with
 
@@ -55,7 +55,7 @@ def world_cut(B, C, settings):
 @njit(cache=True)
 def plan_parts(static, row_body, joint_body, spring_body, min_rows, max_parts):
     """The parts of a split step (islands.py): islands of the movable bodies over the rows,
-    joints and springs (union-find); each island of min_rows rows or more a part, largest
+    joints and springs (sleeping.find_islands); each island of min_rows rows or more a part, largest
     first onto the part with the least work (at most max_parts), and one more part for the
     rest. Returns (parts, bodies, mine, b0, rows, row_refs, r0, joints, joint_refs, j0,
     springs, spring_refs, s0): part k's bodies are bodies[b0[k]:b0[k+1]] (ascending world
@@ -64,25 +64,8 @@ def plan_parts(static, row_body, joint_body, spring_body, min_rows, max_parts):
     -1 the world), the joints and springs likewise. parts = 0 (and empty arrays) where
     fewer than two islands have min_rows rows."""
     n = static.shape[0]
-    parent = np.arange(n)
-    for pairs in (row_body, joint_body, spring_body):
-        for k in range(pairs.shape[0]):
-            a, b = pairs[k, 0], pairs[k, 1]
-            if a < 0 or b < 0 or static[a] or static[b]:
-                continue
-            ra, rb = root(parent, a), root(parent, b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-    label = np.full(n, -1)
-    count = 0
-    for b in range(n):
-        if not static[b]:
-            r = root(parent, b)
-            if r == b:
-                label[b] = count
-                count += 1
-            else:
-                label[b] = label[r]
+    label = np.empty(n, dtype=np.int64)
+    count = find_islands(~static, np.concatenate((row_body, joint_body, spring_body)), label)
     work = np.zeros(max(count, 1), dtype=np.int64)
     for pairs in (row_body, joint_body, spring_body):
         for k in range(pairs.shape[0]):

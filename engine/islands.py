@@ -1,17 +1,18 @@
 """The step by islands: each island runs its own loops and stopping rule, on its own thread.
 
 An island is a connected component of the movable bodies over the step's contact rows, the
-joints and the springs (sleeping.find_islands; static bodies and the world join nothing, so
-two stacks on one floor are two islands). Where at least two islands have MIN_ROWS rows or
-more (contact rows + joints + springs), World.step splits the world (plan): each such island
-is a *part* of its own (beyond MAX_PARTS the smallest join the lightest part, largest first),
-and every other movable body (small islands, free bodies) goes into one more part. Each part
-is a world of its own for the step kernel: its bodies, the static bodies its rows and joints
-reach, its rows, joints and springs, copied out, stepped by the unchanged stages and
-written back (island_step.step_parts). A quiet stack then stops when it meets its tolerance
-instead of cycling on with a tumbling one, and the parts run on `threads` threads at once
-(World.threads: every core, or IMPULSE_THREADS; the kernel releases the GIL), each thread
-taking the largest part left to the least loaded.
+joints and the springs (sleeping.find_islands, in island_step.plan_parts; static bodies and
+the world join nothing, so two stacks on one floor are two islands). Where at least two
+islands have MIN_ROWS rows or more (contact rows + joints + springs), World.step splits the
+world (plan): each such island is a *part* of its own (beyond MAX_PARTS they go largest
+first to the lightest part), and every other movable body (small islands, free bodies) goes
+into one more part. Each part is a world of its own for the step kernel: its bodies, the
+static bodies its rows and joints reach, its rows, joints and springs, copied out, stepped
+by the unchanged stages and written back (island_step.step_parts). A quiet stack then stops
+when it meets its tolerance instead of cycling on with a tumbling one, and the parts run on
+`threads` threads at once (World.threads: every core, or IMPULSE_THREADS; the kernel
+releases the GIL): the parts go largest first to the least loaded thread, and the largest
+share runs in the stepping thread itself.
 
 Determinism: the parts depend only on the world (never on the thread count), each part's
 kernel only on its own arrays, and the statistics are combined in part order; so a run is
@@ -43,8 +44,6 @@ MAX_PARTS = 16     # at most this many island parts (plus the part of the rest)
 # impulses, rows, the stages' CPU times)
 _MAX_FIELDS = np.array([S.T_SWEEPS, S.T_RESIDUAL, S.T_VEL_RESIDUAL, S.T_LAYERS,
                         S.T_END_DEPTH, S.T_DEPTH], dtype=np.int64)
-
-
 _WHICH = 16        # step_parts' argument: the parts a call steps
 # step_parts' arguments that are new objects each step (FastCall's loose ones): the
 # Contacts, the plan's arrays, the parts, the settings and the statistics; the bodies,
@@ -173,8 +172,3 @@ class IslandStep:
         stats[S.T_TOI_EVENTS] = 1.0 if cut else 0.0
         clock[:] = clocks[0]
         clock[S.K_H_LAST] = clocks[:, S.K_H_LAST].min()
-
-    def close(self):
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
