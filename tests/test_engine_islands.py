@@ -245,3 +245,27 @@ def test_fastcall_resolve_types_once_and_steps_as_the_dispatcher(small_parts):
         runs.append((w.B.pos.copy(), w.B.vel.copy(), stats.copy()))
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
     assert runs[0][2][:, St.T_CHECKS].sum() > 0
+
+
+def test_island_step_writes_back_every_field_a_step_advances():
+    """island_step names each field of the world's tables (numba cannot loop over a named
+    tuple's fields of different types): a field added to state.py and not written back by
+    put_bodies / put_joints / put_springs would silently be lost after a split step."""
+    import ast
+    import inspect
+
+    from impulse.engine import island_step
+    from impulse.engine import state as St
+    tree = ast.parse(inspect.getsource(island_step))
+    written = {}
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name.startswith("put_"):
+            written[fn.name] = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)
+                                and isinstance(n.value, ast.Name)
+                                and n.value.id in ("B", "J", "Sp", "C")}
+    for name, table in (("put_bodies", St.Bodies), ("put_joints", St.Joints),
+                        ("put_springs", St.Springs)):
+        assert written[name] == set(table._fields) - {"const"}, name
+    # the rows: at least what contacts/system.py and the guard read after a step
+    assert {"acc_n", "acc_t", "acc_v", "acc_c", "keep", "first", "slide"} <= \
+        written["put_contacts"] <= set(St.Contacts._fields)
