@@ -89,7 +89,10 @@ class Plan:
 
 def plan(B, J, Sp, C):
     """The parts of this step (module docstring), largest first, as a Plan; None where the
-    world steps whole (fewer than two islands of MIN_ROWS rows)."""
+    world steps whole (fewer than two islands of MIN_ROWS rows: never where the world has
+    fewer than 2 MIN_ROWS, which is not looked at further)."""
+    if C.body.shape[0] + J.const.body.shape[0] + Sp.const.body.shape[0] < 2 * MIN_ROWS:
+        return None
     parts, *arrays = plan_parts(B.static, C.body, J.const.body, Sp.const.body, MIN_ROWS,
                                 MAX_PARTS)
     return Plan(arrays) if parts >= 2 else None

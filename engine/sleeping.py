@@ -161,6 +161,7 @@ class Sleep:
         self.still_rot = np.zeros((0, 3, 3))
         self.joint_off = np.zeros(0, dtype=np.bool_)    # joints switched off by sleeping
         self.islands = 0                                # islands of the last step (awake)
+        self._islands_of = None       # with sleeping off: what to count them from, if asked
         self._labels = np.zeros(0, dtype=np.int64)
         self._next_id = 0
         self._gravity = None
@@ -178,6 +179,21 @@ class Sleep:
             self._labels = np.zeros(n, dtype=np.int64)
         if self.joint_off.shape[0] != m:
             self.joint_off = np.zeros(m, dtype=np.bool_)
+
+    @property
+    def islands(self):
+        """Islands of the last step (awake bodies). With sleeping off they are only counted
+        for the statistics, so when asked (after_step keeps what it needs)."""
+        if self._islands_of is not None:
+            movable, J, Sp, rows, labels = self._islands_of
+            self._islands = find_islands(movable, self._pairs(J, Sp, rows), labels)
+            self._islands_of = None
+        return self._islands
+
+    @islands.setter
+    def islands(self, n):
+        self._islands = n
+        self._islands_of = None
 
     @property
     def count(self):
@@ -253,12 +269,13 @@ class Sleep:
 
     def check_settings(self, world):
         """Wake all when sleeping was turned off or the gravity is not the last step's."""
-        g = list(world.settings.gravity)
+        g = tuple(world.settings.gravity)
         changed = self._gravity is not None and g != self._gravity
         self._gravity = g
-        if changed or not world.settings.sleeping:
+        on = world.settings.sleeping
+        if changed or not on:
             self.wake_all(world)
-        if not world.settings.sleeping:
+        if not on:
             self.still[:] = 0.0   # (after_step does not count: the clocks start when it is on)
 
     # ---- falling asleep --------------------------------------------------------------------
@@ -270,9 +287,13 @@ class Sleep:
             count_still(movable, B.pos, B.rot, B.vel, B.omega, B.inv_mass, B.const.inertia, h,
                         s.sleep_speed, s.sleep_drift, self.still, self.still_pos,
                         self.still_rot)
+        if not s.sleeping:      # counted when asked (islands); C's rows are reused next step
+            self._islands_of = (movable, J, Sp, None if C is None else C.body.copy(),
+                                self._labels)
+            return 0
         pairs = self._pairs(J, Sp, C)
         self.islands = find_islands(movable, pairs, self._labels)
-        if not s.sleeping or self.islands == 0 or \
+        if self.islands == 0 or \
                 self.still[movable].max(initial=0.0) < s.sleep_time:
             return 0                     # no body has been still long enough
         keep = self._kept_awake(world, movable)
@@ -298,12 +319,15 @@ class Sleep:
 
     @staticmethod
     def _pairs(J, Sp, C):
-        if C is not None and J.const.body.shape[0] == 0 and Sp.const.body.shape[0] == 0 and \
-                C.body.dtype == np.int64 and C.body.flags.c_contiguous:
-            return C.body                  # contacts only (a pile): no copy
+        """The body pairs that join islands: enabled joints, springs, contact rows (C: a
+        Contacts, its rows' (c, 2) bodies, or None)."""
+        rows = C if C is None or isinstance(C, np.ndarray) else C.body
+        if rows is not None and J.const.body.shape[0] == 0 and Sp.const.body.shape[0] == 0 \
+                and rows.dtype == np.int64 and rows.flags.c_contiguous:
+            return rows                    # contacts only (a pile): no copy
         parts = [J.const.body[J.enabled], Sp.const.body]
-        if C is not None and C.body.shape[0]:
-            parts.append(C.body)
+        if rows is not None and rows.shape[0]:
+            parts.append(rows)
         return np.ascontiguousarray(np.concatenate(parts).astype(np.int64, copy=False))
 
     @staticmethod

@@ -1,6 +1,7 @@
 """World: owns the flat body/joint/spring arrays and the settings; step(), run(), the drag,
 measures and snapshots. Live edits and the conversion to scene entries: world_edits.py.
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -294,24 +295,30 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                 detect_s += again
             clock = self._clock
             self._solve(C, arr, clock)
-            taken = clock[S.K_H_TAKEN]
-            if not np.isfinite(taken) or taken <= 0.0:
+            taken = float(clock[S.K_H_TAKEN])
+            if not math.isfinite(taken) or taken <= 0.0:
                 taken = left
             stopped += self._guard("became NaN or infinite", C)
             self.collision.finish()
             self.collision.project_depth(self.stats, taken)
             self.stats[S.T_DETECT_NS] = detect_s * 1e9
-            self.h_prev = clock[S.K_H_LAST] if np.isfinite(clock[S.K_H_LAST]) else taken
+            last = float(clock[S.K_H_LAST])
+            self.h_prev = last if math.isfinite(last) else taken
             self.relax_prev = float(clock[S.K_RELAX])
-            total = self.stats.copy() if total is None else step_stats.merge(total, self.stats)
             left -= taken
-            if left <= 1e-12 * h:
+            done = left <= 1e-12 * h
+            if total is not None:        # (the sub-steps before: the step's stats are a sum)
+                total = step_stats.merge(total, self.stats)
+            elif not done:
+                total = self.stats.copy()
+            if done:
                 break
+        if total is not None:
+            self.stats[:] = total
         if cut == self.MAX_TOI_EVENTS:   # the last sub-step could not be cut any more
-            total[S.T_CAP_HIT] += 1
+            self.stats[S.T_CAP_HIT] += 1
         if self._has_contacts():
             sleep.after_step(self, C, h)
-        self.stats[:] = total
         self.stopped_last_step = stopped
         self.time += h
         self.steps_taken += 1

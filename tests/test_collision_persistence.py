@@ -111,18 +111,31 @@ def test_packing_copies_the_rows_and_the_matched_warm_start():
     C = S.empty_contacts(3, 6)
     prev_warm = np.arange(2 * S.WARM_SIZE, dtype=float).reshape(2, S.WARM_SIZE) + 1.0
     rows = np.array([1, -1, 0])
-    assert not pack_rows(cs.ints, cs.reals, rows, prev_warm, C.body, C.anchor, C.normal,
-                         C.depth, C.warm)
+    material = np.array([[0.5, 0.4, 0.3, 0.01, 0.02]] * 3 + [[0.2, 0.9, 0.75, 0.03, 0.0]]
+                        + [[0.0] * 5] + [[0.7, 0.1, 0.12, 0.0, 0.05]])
+    assert not pack_rows(cs.ints, cs.reals, rows, prev_warm, material, True, C.body, C.anchor,
+                         C.normal, C.depth, C.warm, C.coef)
     np.testing.assert_array_equal(C.body, [[0, 3], [0, 5], [0, 3]])
     np.testing.assert_array_equal(C.anchor[:, 0], cs.point_a)
     np.testing.assert_array_equal(C.anchor[:, 1], cs.point_b)
     np.testing.assert_array_equal(C.normal, cs.normal)
     np.testing.assert_array_equal(C.depth, cs.depth)
     np.testing.assert_array_equal(C.warm, [prev_warm[1], np.zeros(S.WARM_SIZE), prev_warm[0]])
-    C.warm[:] = 0.0      # the same pairs again, nothing matched: warm stays 0
-    assert pack_rows(cs.ints, cs.reals, np.empty(0, np.int64), prev_warm, C.body, C.anchor,
-                     C.normal, C.depth, C.warm)
+    # the pairs' materials: e, mu_t, mu_r the larger; mu_s, mu_d the geometric mean
+    a, b3, b5 = material[0], material[3], material[5]
+    for c, b in ((0, b3), (1, b5), (2, b3)):
+        np.testing.assert_allclose(C.coef[c], [max(a[0], b[0]), np.sqrt(a[1] * b[1]),
+                                               np.sqrt(a[2] * b[2]), max(a[3], b[3]),
+                                               max(a[4], b[4])], rtol=1e-15)
+    C.warm[:] = 0.0      # the same pairs again, nothing matched: warm stays 0, and the
+    C.coef[:] = -1.0     # materials are taken again only where fresh
+    assert pack_rows(cs.ints, cs.reals, np.empty(0, np.int64), prev_warm, material, False,
+                     C.body, C.anchor, C.normal, C.depth, C.warm, C.coef)
     assert not C.warm.any()
+    assert (C.coef == -1.0).all()
+    pack_rows(cs.ints, cs.reals, np.empty(0, np.int64), prev_warm, material, True,
+              C.body, C.anchor, C.normal, C.depth, C.warm, C.coef)
+    assert C.coef[1, 0] == 0.7 and C.coef[0, 1] == np.sqrt(0.4 * 0.9)
 
 
 def test_a_resting_pyramid_keeps_the_warm_start_of_every_touching_row():

@@ -7,7 +7,9 @@ Stage times come from the step statistics: detection (Python wrapper + kernel), 
 propagation, velocity correction) and the depth projection after the step (its detection
 included); depth_max_mm is the deepest contact left after a step. The funnel at h = 0.001
 (the paper's step) is measured over 0.2 s after the cubes reach the funnel (prepared at
-h = 1/60 up to t = 0.9 s).
+h = 1/60 up to t = 0.9 s). python_us and kernel_calls: the median step's time outside the
+compiled kernels and its kernel calls, over OVERHEAD_STEPS steps after the timed ones
+(bench/overhead.py).
 
 Behaviour figures (issue 16): the scenes of FIGURE_CASES are run from t = 0 at their own
 h (1/60) by our engine and, with mujoco installed, by MuJoCo on the same bodies
@@ -48,8 +50,10 @@ from ..scene import load_scene, scene_to_world
 from ..scenes_list import SCENES_DIR
 from ..shapes import CAPSULE, PLANE
 from . import BenchInputError
+from .overhead import python_per_step
 
 WARM_UP_STEPS = 5
+OVERHEAD_STEPS = 60        # steps after the timed ones: Python time and kernel calls a step
 SCENES = SCENES_DIR
 
 # (label, scene, h, prepare seconds at 1/60, measured seconds, peers, sleeping, threads).
@@ -198,8 +202,10 @@ def _measure(path, h, prepare, seconds, sleeping=False, threads=None):
         w.step()
         wall[i] = time.perf_counter() - t0
         st[i] = w.stats
-    return {**_stats_row(h, st, wall), **(_sleep_columns(w) if sleeping else {}),
-            "threads": w.threads, "islands_solved": w.last_step()["islands_solved"]}
+    row = {**_stats_row(h, st, wall), **(_sleep_columns(w) if sleeping else {}),
+           "threads": w.threads, "islands_solved": w.last_step()["islands_solved"]}
+    python_us, calls = python_per_step(w, OVERHEAD_STEPS)
+    return {**row, "python_us": round(python_us, 1), "kernel_calls": calls}
 
 
 def _stats_row(h, st, wall):

@@ -1,24 +1,35 @@
 """A detection's rows into the step's Contacts (contacts/system.py `detect`): the rows'
 bodies, anchors (the witness points in each body's frame), normals and depths, and the warm
-start of the rows matched to the last detection (collision/persist.py), in one compiled pass
-over the detector's tables (collision/detector.py ContactSet; the numpy copies it replaces
-cost the pyramid 20 us a step)."""
+start of the rows matched to the last detection (collision/persist.py), and the pairs'
+materials, in one compiled pass over the detector's tables (collision/detector.py ContactSet;
+the numpy copies it replaces cost the pyramid 20 us a step, the materials' 8 us more)."""
+import math
+
 from numba import njit
 
 from ..collision.manifold import I_BA, I_BB, R_DEPTH, R_LA, R_LB, R_N
 
 
 @njit(cache=True)
-def pack_rows(ints, reals, rows, prev_warm, body, anchor, normal, depth, warm):
+def pack_rows(ints, reals, rows, prev_warm, material, fresh, body, anchor, normal, depth, warm,
+              coef):
     """Fill body, anchor, normal and depth (Contacts fields, as many rows as ints) from the
     tables, and warm[c] from prev_warm[rows[c]] where row c was matched (rows[c] >= 0; rows
-    may be empty: nothing matched). Returns whether every row's body pair is the one body
-    held before (then the pairs' materials in Contacts.coef still hold)."""
+    may be empty: nothing matched). coef[c] (Contacts.coef) from the two bodies' materials
+    (n, 5): e, mu_s, mu_d, mu_t, mu_r; e, mu_t and mu_r the larger, mu_s and mu_d the
+    geometric mean (contacts/system.py), for the rows whose body pair is not the one body
+    held before, or every row where `fresh` (new arrays, or new materials). Returns whether
+    every row's body pair is the one held before."""
     same = True
     for c in range(ints.shape[0]):
         a, b = ints[c, I_BA], ints[c, I_BB]
-        if body[c, 0] != a or body[c, 1] != b:
-            same = False
+        if body[c, 0] != a or body[c, 1] != b or fresh:
+            same = same and not (body[c, 0] != a or body[c, 1] != b)
+            coef[c, 0] = max(material[a, 0], material[b, 0])
+            coef[c, 1] = math.sqrt(material[a, 1] * material[b, 1])
+            coef[c, 2] = math.sqrt(material[a, 2] * material[b, 2])
+            coef[c, 3] = max(material[a, 3], material[b, 3])
+            coef[c, 4] = max(material[a, 4], material[b, 4])
         body[c, 0] = a
         body[c, 1] = b
         for i in range(3):

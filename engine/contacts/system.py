@@ -129,10 +129,8 @@ class ContactSystem:
         self.hull_vertex = np.vstack([r[5] for r in flat]) if counts.sum() else np.zeros((0, 3))
         self.shape_group = np.array([r[6] for r in flat], dtype=np.int64)
         self.shape_mask = np.array([r[7] for r in flat], dtype=np.int64)
-        mat = np.array(self.materials, dtype=np.float64).reshape(-1, 5)
-        self.body_e, self.body_mu_s, self.body_mu_d = mat[:, 0].copy(), mat[:, 1].copy(), \
-            mat[:, 2].copy()
-        self.body_mu_t, self.body_mu_r = mat[:, 3].copy(), mat[:, 4].copy()
+        # (n, 5) e, mu_s, mu_d, mu_t, mu_r of each body; a pair's: contacts/pack.py
+        self.body_material = np.array(self.materials, dtype=np.float64).reshape(-1, 5)
         margin = self.world.settings.contact_margin
         if self.detector is None or self.detector.margin != margin:
             self.detector = CollisionDetector(
@@ -208,23 +206,16 @@ class ContactSystem:
             prev, prev_warm, prev_stick, prev_hold = self._memory()
             if prev is not None and len(prev):
                 rows = cs.match(prev)
-            same_pairs = pack.pack_rows(cs.ints, cs.reals, rows, prev_warm, C.body,
-                                        C.anchor, C.normal, C.depth, C.warm)
-            ba, bb = C.body[:, 0], C.body[:, 1]
+            pack.pack_rows(cs.ints, cs.reals, rows, prev_warm, self.body_material,
+                           not entry[1], C.body, C.anchor, C.normal, C.depth, C.warm, C.coef)
+            entry[1] = True                  # (C.coef is filled for its pairs)
             if self._curved:   # curved sides keep their centre of curvature as anchor
                 rho, C.face[:] = self._curvature(cs)
                 C.radius[:] = rho
-                for side, body, sgn in ((0, ba, 1.0), (1, bb, -1.0)):
+                for side, body, sgn in ((0, C.body[:, 0], 1.0), (1, C.body[:, 1], -1.0)):
                     if rho[:, side].any():   # k = point + s rho n, in the body frame
                         C.anchor[:, side] += sgn * rho[:, side, None] * np.einsum(
                             "cji,cj->ci", B.rot[body], C.normal)
-            if not (same_pairs and entry[1]):   # materials of the pairs (module doc)
-                C.coef[:, 0] = np.maximum(self.body_e[ba], self.body_e[bb])
-                C.coef[:, 1] = np.sqrt(self.body_mu_s[ba] * self.body_mu_s[bb])
-                C.coef[:, 2] = np.sqrt(self.body_mu_d[ba] * self.body_mu_d[bb])
-                C.coef[:, 3] = np.maximum(self.body_mu_t[ba], self.body_mu_t[bb])
-                C.coef[:, 4] = np.maximum(self.body_mu_r[ba], self.body_mu_r[bb])
-                entry[1] = True
             self._friction_anchors(cs, C, rows, prev, prev_stick, prev_hold)
         self.last = cs
         self.C = C
