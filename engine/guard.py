@@ -47,6 +47,17 @@ def bad_bodies(pos, rot, vel, omega, static, out):
     return k
 
 
+@njit(cache=True)
+def check_and_keep(pos, rot, vel, omega, static, out, good_pos, good_rot):
+    """bad_bodies at a step's start, and where none is bad the poses kept as the step's good
+    ones (good_pos, good_rot: where the guard puts back a body it stops); one call."""
+    k = bad_bodies(pos, rot, vel, omega, static, out)
+    if k == 0:
+        good_pos[:] = pos
+        good_rot[:] = rot
+    return k
+
+
 def zero_non_finite(*arrays):
     """Replace NaN/inf entries by 0 in place (impulse accumulators, warm starts)."""
     for a in arrays:

@@ -11,7 +11,7 @@ from . import step as stages
 from . import step_stats
 from .contacts.system import ContactSystem
 from .fastcall import FastCall
-from .guard import Problem, bad_bodies, zero_non_finite
+from .guard import Problem, bad_bodies, check_and_keep, zero_non_finite
 from .handles import BodyId, Handles, JointId, LoadId
 from .interaction import Drag, apply_drag
 from .island_step import step_parts, world_cut
@@ -275,8 +275,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         sleep.check_settings(self)
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
-        stopped = self._guard("was not finite at the step's start")
-        self._keep_good()
+        stopped = self._start_guard()
         h = self.settings.h
         left = h
         total = None
@@ -340,6 +339,19 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                               self.solver_work(), clock, self.threads)
 
     # ---- the finite-state guard (guard.py) -------------------------------------------------
+    def _start_guard(self):
+        """The guard at the step's start (_guard), then the poses kept (_keep_good); one
+        kernel call where the poses of the last start are kept and no body is bad."""
+        B = self.B
+        good = self._good
+        if good is not None and good[0].shape == B.pos.shape and \
+                self._bad.shape[0] == B.pos.shape[0] and \
+                check_and_keep(B.pos, B.rot, B.vel, B.omega, B.static, self._bad, *good) == 0:
+            return 0
+        stopped = self._guard("was not finite at the step's start")
+        self._keep_good()
+        return stopped
+
     def _keep_good(self):
         """Remember every body's pose at the start of the step (where the guard stops one)."""
         B = self.B

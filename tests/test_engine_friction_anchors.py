@@ -1,4 +1,4 @@
-"""Friction anchors (engine/contacts/system.py `_friction_anchors`): a sticking contact keeps
+"""Friction anchors (engine/contacts/system.py `_pack`): a sticking contact keeps
 the material points where it began to stick, and the position stage's friction takes back
 the drift between them (the patch's mean drift and its turn about the normal) within the
 friction cone; new contacts, curved sides, sliding patches, bodies moved between steps and

@@ -1,4 +1,4 @@
-"""Friction anchors (contacts/system.py `_friction_anchors` says why): the kernels that carry
+"""Friction anchors (contacts/system.py `_pack` says why): the kernels that carry
 a sticking contact's two material points from step to step and measure how far they have
 slid apart along the contact plane.
 

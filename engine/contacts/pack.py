@@ -2,12 +2,17 @@
 bodies, anchors (the witness points in each body's frame), normals and depths, and the warm
 start of the rows matched to the last detection (collision/persist.py), and the pairs'
 materials, in one compiled pass over the detector's tables (collision/detector.py ContactSet;
-the numpy copies it replaces cost the pyramid 20 us a step, the materials' 8 us more)."""
+the numpy copies it replaces cost the pyramid 20 us a step, the materials' 8 us more);
+pack_detection adds the matching and the friction anchors, so that a detection's rows take
+one kernel call (each call from Python costs 2-3 us of argument typing)."""
 import math
 
+import numpy as np
 from numba import njit
 
 from ..collision.manifold import I_BA, I_BB, R_DEPTH, R_LA, R_LB, R_N
+from ..collision.persist import match_contacts
+from .anchors import anchor_drifts
 
 
 @njit(cache=True)
@@ -42,3 +47,22 @@ def pack_rows(ints, reals, rows, prev_warm, material, fresh, body, anchor, norma
             for i in range(warm.shape[1]):
                 warm[c, i] = prev_warm[r, i]
     return same
+
+
+@njit(cache=True)
+def pack_detection(prev_ints, prev_reals, ints, reals, n_shapes, prev_warm, material, fresh,
+                   body, anchor, normal, depth, warm, coef, rot, pos, prev_pos, prev_rot,
+                   radius, prev_stick, prev_hold, free, limit, stick, drift):
+    """A detection into the step's Contacts in one call: its rows matched to the last
+    detection's (collision/persist.py; none where prev_ints is empty), packed (pack_rows)
+    and given their friction anchors (contacts/anchors.py: radius, the curvature of each
+    side, must be filled before). Returns the matched rows."""
+    if prev_ints.shape[0] > 0 and ints.shape[0] > 0:
+        rows = match_contacts(prev_ints, prev_reals, ints, reals, n_shapes)
+    else:
+        rows = np.empty(0, dtype=np.int64)
+    pack_rows(ints, reals, rows, prev_warm, material, fresh, body, anchor, normal, depth, warm,
+              coef)
+    anchor_drifts(rot, pos, prev_pos, prev_rot, ints, reals, prev_ints, radius, rows,
+                  prev_stick, prev_hold, free, limit, stick, drift)
+    return rows

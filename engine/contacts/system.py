@@ -27,8 +27,8 @@ from .rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
 STICK_DRIFT_MAX = 2e-3     # [m] anchors that drifted further apart slid: they start afresh
-NO_ROWS = np.empty(0, dtype=np.int64)   # (no last detection to match)
-NO_TABLE = np.empty((0, 5), dtype=np.int64)
+NO_TABLE = np.empty((0, 5), dtype=np.int64)   # (no last detection to match)
+NO_REALS = np.empty((0, 19))
 STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
 POOL_SIZE = 8              # Contacts kept for the row counts met last (_rows_for)
@@ -202,27 +202,25 @@ class ContactSystem:
         n = len(cs)
         C, entry = self._rows_for(n, B.pos.shape[0])
         if n:
-            rows = NO_ROWS
             prev, prev_warm, prev_stick, prev_hold = self._memory()
-            if prev is not None and len(prev):
-                rows = cs.match(prev)
-            pack.pack_rows(cs.ints, cs.reals, rows, prev_warm, self.body_material,
-                           not entry[1], C.body, C.anchor, C.normal, C.depth, C.warm, C.coef)
-            entry[1] = True                  # (C.coef is filled for its pairs)
             if self._curved:   # curved sides keep their centre of curvature as anchor
                 rho, C.face[:] = self._curvature(cs)
                 C.radius[:] = rho
+            self._pack(cs, C, not entry[1], prev, prev_warm, prev_stick, prev_hold)
+            entry[1] = True                  # (C.coef is filled for its pairs)
+            if self._curved:
                 for side, body, sgn in ((0, C.body[:, 0], 1.0), (1, C.body[:, 1], -1.0)):
                     if rho[:, side].any():   # k = point + s rho n, in the body frame
                         C.anchor[:, side] += sgn * rho[:, side, None] * np.einsum(
                             "cji,cj->ci", B.rot[body], C.normal)
-            self._friction_anchors(cs, C, rows, prev, prev_stick, prev_hold)
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
 
-    def _friction_anchors(self, cs, C, rows, prev, prev_stick, prev_hold):
-        """Friction anchors (C.drift). Friction holds a sticking contact by its velocity
+    def _pack(self, cs, C, fresh, prev, prev_warm, prev_stick, prev_hold):
+        """The detection into C (contacts/pack.py pack_detection: matched to the last one,
+        packed, the pairs' materials where `fresh` or the pair is new) with its friction
+        anchors (C.drift). Friction holds a sticking contact by its velocity
         only, to the loops' tolerance, so a resting pile crept: the top row of wall_car's
         252 stones slid 12 mm in 10 s. A contact that sticks keeps the two material points
         (in A's and B's body frame) where it began to stick, matched from step to step like
@@ -239,12 +237,14 @@ class ContactSystem:
         start (tests/test_golden_digests.py), and micrometres every step cost the pyramid
         40 % more contact visits. The work is contacts/anchors.py's."""
         B = self.world.B
+        prev_ints, prev_reals, n_shapes = (NO_TABLE, NO_REALS, cs.n_shapes) if prev is None \
+            else (prev.ints, prev.reals, max(cs.n_shapes, prev.n_shapes))
         self._stick = np.empty((len(cs), 2, 3))
-        anchors.anchor_drifts(B.rot, B.pos, *self._poses, cs.ints, cs.reals,
-                              NO_TABLE if prev is None else prev.ints, C.radius, rows,
-                              prev_stick, prev_hold,
-                              STICK_DRIFT_MIN * self.world.settings.eps_pos, STICK_DRIFT_MAX,
-                              self._stick, C.drift)
+        pack.pack_detection(prev_ints, prev_reals, cs.ints, cs.reals, n_shapes, prev_warm,
+                            self.body_material, fresh, C.body, C.anchor, C.normal, C.depth,
+                            C.warm, C.coef, B.rot, B.pos, *self._poses, C.radius, prev_stick,
+                            prev_hold, STICK_DRIFT_MIN * self.world.settings.eps_pos,
+                            STICK_DRIFT_MAX, self._stick, C.drift)
 
     def anchors_state(self):
         """The friction anchors the next detection would take, for a saved state (resume.py):
@@ -328,7 +328,7 @@ class ContactSystem:
     def project_depth(self, stats, h=None):
         """After a step: the depth projection (_project_depth); then remember where every
         body is, so that the next detection can tell a body moved between steps (an edit,
-        the guard) from one that crept (_friction_anchors)."""
+        the guard) from one that crept (_pack)."""
         self._project_depth(stats, h)
         B = self.world.B
         self._poses = (B.pos.copy(), B.rot.copy())
