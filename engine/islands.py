@@ -35,10 +35,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import state as S
-from .island_step import plan_parts
+from .island_step import plan_parts, step_parts, world_cut
 
 MIN_ROWS = 128     # an island with fewer rows is not a part of its own
 MAX_PARTS = 16     # at most this many island parts (plus the part of the rest)
+ROWS_PER_BODY = 8  # contact rows a body in a pile has at most, about (could_split)
 
 # statistics combined over parts by their largest value (the rest are summed: checks,
 # impulses, rows, the stages' CPU times)
@@ -96,6 +97,37 @@ def plan(B, J, Sp, C):
     parts, *arrays = plan_parts(B.static, C.body, J.const.body, Sp.const.body, MIN_ROWS,
                                 MAX_PARTS)
     return Plan(arrays) if parts >= 2 else None
+
+
+def could_split(B, J, Sp):
+    """Whether this world may come to have two islands of MIN_ROWS rows (preload)."""
+    movable = int(np.count_nonzero(~B.static))
+    return ROWS_PER_BODY * movable + J.const.body.shape[0] + Sp.const.body.shape[0] \
+        >= 2 * MIN_ROWS
+
+
+def preload(world):
+    """Load the split step's kernels (step_parts, world_cut) from the kernel cache now, for
+    a world that may split (could_split), rather than at its first split: loading
+    step_parts took 0.5 s on a 2-core machine, a freeze of the viewer in the middle of a
+    run when a pile first fell apart into big islands. Their arguments are typed as
+    IslandStep.run passes them; returns step_parts' signature (None: not needed)."""
+    if not (world.settings.islands and could_split(world.B, world.J, world.Sp)) or \
+            not hasattr(step_parts, "compile"):       # (NUMBA_DISABLE_JIT)
+        return None
+    B, J, Sp = world.B, world.J, world.Sp
+    no_pairs = np.zeros((0, 2), dtype=np.int64)
+    _, *arrays = plan_parts(np.zeros(2, dtype=np.bool_), np.array([[0, 1]], dtype=np.int64),
+                            no_pairs, no_pairs, 1, MAX_PARTS)
+    C = S.empty_contacts(0, B.pos.shape[0])
+    settings = world.settings.to_array(world.h_prev)
+    args = (B, J, Sp, C, *arrays, np.zeros(1, dtype=np.int64), settings,
+            np.zeros((1, S.T_SIZE)), world.solver_work(), np.zeros((1, S.K_SIZE)))
+    sigs = [tuple(kernel.typeof_pyval(x) for x in a)
+            for kernel, a in ((step_parts, args), (world_cut, (B, C, settings)))]
+    step_parts.compile(sigs[0])
+    world_cut.compile(sigs[1])
+    return sigs[0]
 
 
 def _shares(P, threads):

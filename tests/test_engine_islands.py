@@ -247,6 +247,22 @@ def test_fastcall_resolve_types_once_and_steps_as_the_dispatcher(small_parts):
     assert runs[0][2][:, St.T_CHECKS].sum() > 0
 
 
+def test_preload_loads_the_entry_point_the_first_split_step_uses(small_parts):
+    """islands.preload types step_parts' arguments as IslandStep.run passes them, so the
+    first split step finds its kernel loaded (in the viewer a load at the first split froze
+    the run for 0.3-0.5 s); a world that can never split loads nothing."""
+    from impulse.engine.island_step import step_parts
+    assert islands.preload(world([cube("a", 0.0, 0.2)])) is None      # one cube
+    w = world(pyramid("a", 0.0, 3) + pyramid("b", 2.0, 3))
+    sig = islands.preload(w)
+    assert sig is not None and sig in step_parts.overloads
+    loaded = set(step_parts.overloads)
+    assert max(run(w, 3)) >= 2                                       # it split
+    assert set(step_parts.overloads) == loaded                       # nothing new loaded
+    used = [entry for entry, _ in w._parts_kernel._known.values()]
+    assert used == [step_parts.overloads[sig].entry_point]
+
+
 def test_island_step_writes_back_every_field_a_step_advances():
     """island_step names each field of the world's tables (numba cannot loop over a named
     tuple's fields of different types): a field added to state.py and not written back by
