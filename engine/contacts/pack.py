@@ -3,8 +3,9 @@ bodies, anchors (the witness points in each body's frame), normals and depths, a
 start of the rows matched to the last detection (collision/persist.py), and the pairs'
 materials, in one compiled pass over the detector's tables (collision/detector.py ContactSet;
 the numpy copies it replaces cost the pyramid 20 us a step, the materials' 8 us more);
-pack_detection adds the matching and the friction anchors, so that a detection's rows take
-one kernel call (each call from Python costs 2-3 us of argument typing)."""
+pack_detection adds the matching, the curved sides and the friction anchors, so that a
+detection's rows take one kernel call (each call from Python costs 2-3 us of argument
+typing; the curved sides' numpy took the bouncing balls 50 us a step)."""
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from numba import njit
 from ..collision.manifold import I_BA, I_BB, R_DEPTH, R_LA, R_LB, R_N
 from ..collision.persist import match_contacts
 from .anchors import anchor_drifts
+from .curvature import anchors_at_centres, curved_sides
 
 
 @njit(cache=True)
@@ -52,17 +54,24 @@ def pack_rows(ints, reals, rows, prev_warm, material, fresh, body, anchor, norma
 @njit(cache=True)
 def pack_detection(prev_ints, prev_reals, ints, reals, n_shapes, prev_warm, material, fresh,
                    body, anchor, normal, depth, warm, coef, rot, pos, prev_pos, prev_rot,
-                   radius, prev_stick, prev_hold, free, limit, stick, drift):
+                   curved, shape_kind, shape_size, shape_body, shape_local_pos,
+                   shape_local_rot, radius, face, prev_stick, prev_hold, free, limit, stick,
+                   drift):
     """A detection into the step's Contacts in one call: its rows matched to the last
-    detection's (collision/persist.py; none where prev_ints is empty), packed (pack_rows)
-    and given their friction anchors (contacts/anchors.py: radius, the curvature of each
-    side, must be filled before). Returns the matched rows."""
+    detection's (collision/persist.py; none where prev_ints is empty), packed (pack_rows),
+    where the world has curved shapes their curved sides (contacts/curvature.py: radius,
+    face, anchors at the centres of curvature), and the friction anchors
+    (contacts/anchors.py). Returns the matched rows."""
     if prev_ints.shape[0] > 0 and ints.shape[0] > 0:
         rows = match_contacts(prev_ints, prev_reals, ints, reals, n_shapes)
     else:
         rows = np.empty(0, dtype=np.int64)
     pack_rows(ints, reals, rows, prev_warm, material, fresh, body, anchor, normal, depth, warm,
               coef)
+    if curved:
+        curved_sides(ints, reals, shape_kind, shape_size, shape_body, shape_local_pos,
+                     shape_local_rot, rot, radius, face)
+        anchors_at_centres(body, normal, radius, rot, anchor)
     anchor_drifts(rot, pos, prev_pos, prev_rot, ints, reals, prev_ints, radius, rows,
                   prev_stick, prev_hold, free, limit, stick, drift)
     return rows

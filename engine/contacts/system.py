@@ -203,23 +203,16 @@ class ContactSystem:
         C, entry = self._rows_for(n, B.pos.shape[0])
         if n:
             prev, prev_warm, prev_stick, prev_hold = self._memory()
-            if self._curved:   # curved sides keep their centre of curvature as anchor
-                rho, C.face[:] = self._curvature(cs)
-                C.radius[:] = rho
             self._pack(cs, C, not entry[1], prev, prev_warm, prev_stick, prev_hold)
             entry[1] = True                  # (C.coef is filled for its pairs)
-            if self._curved:
-                for side, body, sgn in ((0, C.body[:, 0], 1.0), (1, C.body[:, 1], -1.0)):
-                    if rho[:, side].any():   # k = point + s rho n, in the body frame
-                        C.anchor[:, side] += sgn * rho[:, side, None] * np.einsum(
-                            "cji,cj->ci", B.rot[body], C.normal)
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
 
     def _pack(self, cs, C, fresh, prev, prev_warm, prev_stick, prev_hold):
         """The detection into C (contacts/pack.py pack_detection: matched to the last one,
-        packed, the pairs' materials where `fresh` or the pair is new) with its friction
+        packed, the pairs' materials where `fresh` or the pair is new, curved sides anchored
+        at their centre of curvature: contacts/curvature.py) with its friction
         anchors (C.drift). Friction holds a sticking contact by its velocity
         only, to the loops' tolerance, so a resting pile crept: the top row of wall_car's
         252 stones slid 12 mm in 10 s. A contact that sticks keeps the two material points
@@ -242,8 +235,10 @@ class ContactSystem:
         self._stick = np.empty((len(cs), 2, 3))
         pack.pack_detection(prev_ints, prev_reals, cs.ints, cs.reals, n_shapes, prev_warm,
                             self.body_material, fresh, C.body, C.anchor, C.normal, C.depth,
-                            C.warm, C.coef, B.rot, B.pos, *self._poses, C.radius, prev_stick,
-                            prev_hold, STICK_DRIFT_MIN * self.world.settings.eps_pos,
+                            C.warm, C.coef, B.rot, B.pos, *self._poses, self._curved,
+                            self.shape_kind, self.shape_size, self.shape_body,
+                            self.shape_local_pos, self.shape_local_rot, C.radius, C.face,
+                            prev_stick, prev_hold, STICK_DRIFT_MIN * self.world.settings.eps_pos,
                             STICK_DRIFT_MAX, self._stick, C.drift)
 
     def anchors_state(self):
@@ -275,36 +270,6 @@ class ContactSystem:
         hold = np.empty(C.first.shape[0], dtype=np.bool_)
         anchors.anchors_hold(C.first, C.acc_n, C.acc_t, C.coef, C.slide, hold)
         return hold
-
-    def _curvature(self, cs):
-        """(c, 2) curvature radius of each side at its contact point (Contacts.radius): a
-        sphere's or capsule's radius (their contact points are at -s r n from the centre or
-        the segment), a cylinder's where the point lies on its side (at -s r n from the
-        axis: lying on a plane or a slope), else 0. s = +1 for A, -1 for B.
-        Also (c,) Contacts.face: a cylinder's radius where the normal is along its axis (a
-        rim point of a cap: contacts/rows.py takes a patch of them as the disc)."""
-        B = self.world.B
-        out = np.zeros((len(cs), 2))
-        face = np.zeros(len(cs))
-        for side, shape, point, s in ((0, cs.shape_a, cs.point_a, 1.0),
-                                      (1, cs.shape_b, cs.point_b, -1.0)):
-            kind = self.shape_kind[shape]
-            r = self.shape_size[shape, 0]
-            out[:, side] = np.where((kind == SPHERE) | (kind == CAPSULE), r, 0.0)
-            cyl = np.flatnonzero(kind == CYLINDER)
-            if len(cyl):
-                sh = shape[cyl]
-                body = self.shape_body[sh]
-                rot = B.rot[body]
-                axis = np.einsum("cij,cj->ci", rot, self.shape_local_rot[sh][:, :, 1])
-                off = np.einsum("cij,cj->ci", rot, point[cyl] - self.shape_local_pos[sh])
-                off -= np.einsum("ci,ci->c", off, axis)[:, None] * axis   # from the axis
-                on_side = np.linalg.norm(off + s * r[cyl, None] * cs.normal[cyl], axis=1) \
-                    < 1e-3 * r[cyl]
-                out[cyl, side] = np.where(on_side, r[cyl], 0.0)
-                cap = np.abs(np.einsum("ci,ci->c", axis, cs.normal[cyl])) > 0.99
-                face[cyl] = np.where(cap, r[cyl], face[cyl])
-        return out, face
 
     def _rows_for(self, n, nb):
         """The Contacts of this step and its pool entry: the arrays last used with the same
