@@ -34,6 +34,7 @@ from numba import njit
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from ..collision.manifold import I_BA, I_BB, R_DEPTH, R_N, R_W
 from .rows import SPLIT_DEPTH
 
 TINY = 1e-12
@@ -108,6 +109,22 @@ def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, s
             for i in range(3):
                 pos[b, i] += shift[q, i]
     return worst_before, worst_after, largest, visits
+
+
+@njit(cache=True)
+def shift_rows(ints, reals, group, shift):
+    """A detection's rows (the detector's tables, collision/detector.py ContactSet) moved by
+    the groups' shifts of a projection: depth -= n . (x_A - x_B), the world point by the
+    mean of the two shifts (what the next step's detection would find; contacts/system.py
+    takes them as that detection)."""
+    for c in range(ints.shape[0]):
+        a, b = group[ints[c, I_BA]], group[ints[c, I_BB]]
+        d = 0.0
+        for i in range(3):
+            d += reals[c, R_N + i] * (shift[a, i] - shift[b, i])
+        reals[c, R_DEPTH] -= d
+        for i in range(3):
+            reals[c, R_W + i] += 0.5 * (shift[a, i] + shift[b, i])
 
 
 def joint_groups(n_bodies, static, inv_mass, joint_body, enabled):

@@ -336,9 +336,7 @@ class ContactSystem:
                 break
         cs = cs.copy()
         if before > SPLIT_DEPTH:      # the last detection was projected: its rows moved
-            ga, gb = group[cs.body_a], group[cs.body_b]
-            cs.depth -= np.einsum("ci,ci->c", cs.normal, shift[ga] - shift[gb])
-            cs.world += 0.5 * (shift[ga] + shift[gb])
+            depth_projection.shift_rows(cs.ints, cs.reals, group, shift)
         self._pending = (cs, h, self._filter_sig, B.static.copy(), B.pos.copy(),
                          B.rot.copy(), B.vel.copy(), B.omega.copy())
         stats[S.T_PROJECT_NS] = (time.perf_counter() - t0) * 1e9
