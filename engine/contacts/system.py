@@ -32,6 +32,12 @@ NO_REALS = np.empty((0, 19))
 STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
 PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
 POOL_SIZE = 8              # Contacts kept for the row counts met last (_rows_for)
+SPARE_ROWS = 0.25          # rows kept beyond the most asked for, as a part of them (_spare)
+WHOLE_FIELDS = {"heavy", "free", "body_layer", "held"}   # Contacts fields not per row
+# Contacts fields a step may read before it writes them, kept with their pool entry (_spare):
+# a patch's slide where its stage had no rows, keff off a joint tree, radius and face of a
+# world without curved shapes (found by filling each field of new Contacts with garbage)
+OWN_FIELDS = {"slide", "keff", "radius", "face"}
 
 
 def _rows_of(model, b):
@@ -82,6 +88,7 @@ class ContactSystem:
         self._tables_dirty = True
         self._pending = None      # contacts the depth projection detected for the next step
         self._pool = OrderedDict()   # (rows, bodies) -> [Contacts, its coef fits its pairs]
+        self._spare_rows = None      # the arrays _spare's views are of
         self._group_key = None    # the depth projection's joint groups and their key
         self._group_cache = None
 
@@ -148,6 +155,7 @@ class ContactSystem:
         self._slept = None
         self._pending = None
         self._pool.clear()         # (materials may have changed)
+        self._spare_rows = None
         self._tables_dirty = False
 
     def tables(self):
@@ -274,21 +282,37 @@ class ContactSystem:
     def _rows_for(self, n, nb):
         """The Contacts of this step and its pool entry: the arrays last used with the same
         row and body counts (every field is filled or derived anew in the step; warm and
-        keep are cleared here), else new ones. A pile's row count flickers as a side pair
-        comes and goes at the margin (the pyramid's did on 4 steps in 10); new arrays for
-        each change cost 60 us a step there, with the step kernel's dispatch."""
+        keep are cleared here), else the first n rows of spare ones (_spare). A pile's row
+        count flickers as a side pair comes and goes at the margin (the pyramid's did on 4
+        steps in 10); new arrays for each change cost 60 us a step there, with the step
+        kernel's dispatch."""
         key = (n, nb)
         entry = self._pool.get(key)
         if entry is None:
-            entry = self._pool[key] = [S.empty_contacts(n, nb), False]
+            entry = self._pool[key] = [self._spare(n, nb), False]
             if len(self._pool) > POOL_SIZE:
                 self._pool.popitem(last=False)
-            return entry[0], entry
-        self._pool.move_to_end(key)
+        else:
+            self._pool.move_to_end(key)
         C = entry[0]
         C.warm[:] = 0.0
         C.keep[:] = 0.0
         return C, entry
+
+    def _spare(self, n, nb):
+        """Contacts of n rows for nb bodies: views of the first n rows of arrays kept with
+        SPARE_ROWS more rows than the most asked for so far (the per-body and scratch fields
+        whole). A pile whose row count changes every step (funnel_1000: 11 000 rows) had
+        13 MB of new arrays a step, 1.7 ms. Views of one set share it: a row's coef still
+        belongs to its body pair (contacts/pack.py writes them together). The fields a step
+        reads before it writes them (OWN_FIELDS) are the entry's own, new, as before."""
+        big = self._spare_rows
+        if big is None or big.body.shape[0] < n or big.heavy.shape[0] != nb:
+            big = self._spare_rows = S.empty_contacts(n + int(SPARE_ROWS * n), nb)
+        own = S.empty_contacts(n, 0)
+        return S.Contacts(*(a if name in WHOLE_FIELDS else
+                            getattr(own, name) if name in OWN_FIELDS else a[:n]
+                            for name, a in zip(S.Contacts._fields, big, strict=True)))
 
     def project_depth(self, stats, h=None):
         """After a step: the depth projection (_project_depth); then remember where every
