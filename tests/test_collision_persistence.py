@@ -176,6 +176,44 @@ def test_contacts_are_kept_per_row_count():
     assert system.C is first
 
 
+def test_new_row_counts_share_spare_arrays_and_step_as_new_arrays_do(monkeypatch):
+    """Contacts of a row count not in the pool are views of spare arrays (contacts/system.py
+    _spare), except the fields a step reads before it writes (OWN_FIELDS): runs whose row
+    counts change (balls bouncing, a chain draped over a box, a settling pyramid) are bit
+    for bit those with new zeroed arrays for each new count."""
+    from impulse.engine.contacts import system as CS
+    w = load_scene(os.path.join(SCENES, "box_stack.json"))
+    system = w.collision
+    w.step()
+    n, nb = system.C.body.shape[0], system.C.heavy.shape[0]
+    a, _ = system._rows_for(n - 3, nb)
+    b, _ = system._rows_for(n - 5, nb)
+    assert np.shares_memory(a.acc_n, b.acc_n) and a.acc_n.shape == (n - 3,)
+    assert a.heavy is b.heavy and a.heavy.shape == (nb,)
+    for name in CS.OWN_FIELDS:
+        assert not np.shares_memory(getattr(a, name), getattr(b, name))
+        assert not getattr(b, name).any()
+
+    def run(name, fresh):
+        if fresh:
+            monkeypatch.setattr(CS.ContactSystem, "_spare",
+                                lambda self, n, nb: S.empty_contacts(n, nb))
+        else:
+            monkeypatch.undo()
+        w = load_scene(os.path.join(SCENES, f"{name}.json"))
+        counts = set()
+        for _ in range(60):
+            w.step()
+            counts.add(w.collision.C.body.shape[0])
+        return np.concatenate([w.B.pos.ravel(), w.B.vel.ravel(), w.B.omega.ravel()]), counts
+
+    for name in ("bouncing_balls", "chain_drape", "pyramid"):
+        spare, counts = run(name, False)
+        fresh, _ = run(name, True)
+        assert len(counts) > 2, name                  # the row count did change
+        assert np.array_equal(spare, fresh), name
+
+
 @njit(cache=False)
 def _total(a):
     return a.sum()
