@@ -123,11 +123,10 @@ def preload(world):
     settings = world.settings.to_array(world.h_prev)
     args = (B, J, Sp, C, *arrays, np.zeros(1, dtype=np.int64), settings,
             np.zeros((1, S.T_SIZE)), world.solver_work(), np.zeros((1, S.K_SIZE)))
-    sigs = [tuple(kernel.typeof_pyval(x) for x in a)
-            for kernel, a in ((step_parts, args), (world_cut, (B, C, settings)))]
-    step_parts.compile(sigs[0])
-    world_cut.compile(sigs[1])
-    return sigs[0]
+    sig = tuple(step_parts.typeof_pyval(a) for a in args)
+    step_parts.compile(sig)
+    world_cut.compile(tuple(world_cut.typeof_pyval(a) for a in (B, C, settings)))
+    return sig
 
 
 def _shares(P, threads):
