@@ -44,7 +44,7 @@ ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] deeper rows: no stop on a stall; system.py
                                 # again after a projection that left such rows
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, shift, moved):
     """The projection (module docstring) over the rows of one detection; shifts the free
     groups' bodies. group (n,): each body's group; inv_mass, free (g,): per group (free:
@@ -111,7 +111,7 @@ def project(pos, group, inv_mass, free, body, normal, depth, eps, sweeps, acc, s
     return worst_before, worst_after, largest, visits
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shift_rows(ints, reals, group, shift):
     """A detection's rows (the detector's tables, collision/detector.py ContactSet) moved by
     the groups' shifts of a projection: depth -= n . (x_A - x_B), the world point by the

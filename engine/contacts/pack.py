@@ -51,7 +51,7 @@ def pack_rows(ints, reals, rows, prev_warm, material, fresh, body, anchor, norma
     return same
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pack_detection(prev_ints, prev_reals, ints, reals, n_shapes, prev_warm, material, fresh,
                    body, anchor, normal, depth, warm, coef, rot, pos, prev_pos, prev_rot,
                    curved, shape_kind, shape_size, shape_body, shape_local_pos,
