@@ -21,6 +21,9 @@ loop's hinge visits read a linearised look-ahead (2026-11-29, issue 22) the jump
 -1e-15 and -2e-15 (1e-14 at the others), so it gets LOOSER too; with the velocity stage's
 warm start (the last step's correction carried into the next, joints/warm_start.py) the
 jump is 6.0e-6 at -1e-15 and +-2e-15 (2e-14 at the others), hence 3e-5.
+Since the manifold's first point keeps an earlier candidate within 10 um of the deepest
+(collision/manifold.py DEPTH_TIE, 2026-11-30), wall_car's nudges move its sums by 1.4e-7 to
+6.6e-7 (+-1e-15 .. +-3e-15, 5e-15), hence 4e-6 for it.
 
 Updating on purpose, with the reason recorded in the file:
     IMPULSE_GOLDEN_REASON="why the results change" python -m pytest tests/test_golden_digests.py
@@ -40,7 +43,7 @@ STEPS = 30
 FEWER = {"funnel_1000": 8, "wall_car": 10, "tree_255": 10}
 HEAVY = ("funnel_1000", "wall_car", "tree_255", "tree_127", "pyramid", "chain_drape")
 ATOL = 1e-7
-LOOSER = {"wall_car": 2e-6, "newtons_cradle": 3e-5}
+LOOSER = {"wall_car": 4e-6, "newtons_cradle": 3e-5}
 
 
 def atol(name):

@@ -22,6 +22,11 @@ ContactBuffers = namedtuple("ContactBuffers", ["ints", "reals"])
 I_SA, I_SB, I_FEAT, I_BA, I_BB = 0, 1, 2, 3, 4
 R_N, R_DEPTH, R_PA, R_PB, R_LA, R_LB, R_W = 0, 3, 4, 7, 10, 13, 16
 
+# [m] reduce_to_four's first point is the deepest candidate unless an earlier one is within
+# this: resting bodies' corners jitter by a few micrometres step to step, and a first point
+# that flips with them changes the manifold (a row without warm start)
+DEPTH_TIE = 1e-5
+
 # Per-call work space: candidate points cand (m,7) = (pa, pb, depth) with cand_feat (m,);
 # two clipping polygons clip (2,m,3) with tags clip_tag (2,m,2) = (point code, edge label);
 # sel (4,) the indices kept by reduce_to_four; wvert (2,V,3) and wface (2,F,4) world
@@ -129,7 +134,7 @@ def reduce_to_four(cand, sel, m, n):
     P = cand
     i0 = 0
     for i in range(1, m):
-        if cand[i, 6] > cand[i0, 6] + 1e-6:
+        if cand[i, 6] > cand[i0, 6] + DEPTH_TIE:
             i0 = i
     p0 = _pb(P, i0)
     i1 = -1
