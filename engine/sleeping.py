@@ -165,6 +165,8 @@ class Sleep:
         self._labels = np.zeros(0, dtype=np.int64)
         self._next_id = 0
         self._gravity = None
+        self._off_clear = False       # sleeping is off and was so at the last step's start:
+                                      # nothing asleep, every still clock at 0
 
     # ---- size ------------------------------------------------------------------------------
     def fit(self, n, m):
@@ -256,7 +258,7 @@ class Sleep:
     def wake_touched(self, world, C):
         """Wake the sleeping islands that a contact row of this detection joins to an awake
         dynamic body. Returns how many bodies woke."""
-        if not self.asleep.any() or C.body.shape[0] == 0:
+        if self._off_clear or C.body.shape[0] == 0 or not self.asleep.any():
             return 0
         a, b = C.body[:, 0], C.body[:, 1]
         sa = (a >= 0) & self.asleep[np.maximum(a, 0)]
@@ -268,15 +270,19 @@ class Sleep:
         return self.wake(world, hit) if hit.size else 0
 
     def check_settings(self, world):
-        """Wake all when sleeping was turned off or the gravity is not the last step's."""
+        """Wake all when sleeping was turned off or the gravity is not the last step's.
+        While it stays off, nothing falls asleep and no still clock runs (after_step), so
+        once cleared there is nothing to do (fit's new arrays start so too)."""
         g = tuple(world.settings.gravity)
         changed = self._gravity is not None and g != self._gravity
         self._gravity = g
         on = world.settings.sleeping
-        if changed or not on:
-            self.wake_all(world)
-        if not on:
-            self.still[:] = 0.0   # (after_step does not count: the clocks start when it is on)
+        if on or not self._off_clear:
+            if changed or not on:
+                self.wake_all(world)
+            if not on:
+                self.still[:] = 0.0   # (after_step does not count: the clocks start when on)
+        self._off_clear = not on
 
     # ---- falling asleep --------------------------------------------------------------------
     def after_step(self, world, C, h):

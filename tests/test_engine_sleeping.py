@@ -387,3 +387,23 @@ def test_a_saved_still_time_goes_on_from_where_it_began(keep_drift):
     assert t1 is not None and t2 == pytest.approx(t1)
     if keep_drift:
         assert np.array_equal(w.B.pos, w2.B.pos)
+
+
+def test_sleeping_turned_off_on_and_off_again():
+    """Off: the stack wakes and its still clocks stop (check_settings skips its work while
+    it stays off); on again: the clocks start from 0, so it sleeps sleep_time later, not at
+    once; off again: it wakes."""
+    w = world_of(stack(3))
+    run_until(w, 1.5)
+    assert w.sleep.count == 3
+    w.settings.sleeping = False
+    run_until(w, 1.0)
+    assert w.sleep.count == 0 and not w.sleep.still.any()
+    w.settings.sleeping = True
+    run_until(w, 0.5 * w.settings.sleep_time)
+    assert w.sleep.count == 0
+    run_until(w, w.settings.sleep_time + 0.5)
+    assert w.sleep.count == 3
+    w.settings.sleeping = False
+    w.step()
+    assert w.sleep.count == 0
