@@ -26,6 +26,7 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 
 log = logging.getLogger("impulse")
 
@@ -382,9 +383,18 @@ def run_view(args) -> int:
         viewer.close()
     if args.vr:
         print(f"vr: {app.status}")
+    if args.scene and args.frames and app.session is None:
+        # (scripted frames: the kernels' compile failed or the window closed first, so the
+        # frames were the launcher's, not the scene's)
+        why = app.errors[0] if app.errors else "the window closed before it opened"
+        log.error("%s did not open: %s", args.scene, why)
+        if args.screenshot:
+            Path(args.screenshot).unlink(missing_ok=True)
+        return EXIT_FAILED
     if args.screenshot:
+        world = app.session.world if app.session else None
         print(f"screenshot: {args.screenshot} ({viewer.frame_count} frames, "
-              f"t = {session.world.time if session else 0:.3f} s)")
+              f"t = {world.time if world else 0:.3f} s)")
     return EXIT_OK
 
 

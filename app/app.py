@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -45,8 +46,15 @@ from impulse.engine.warmup import FEATURES
 log = logging.getLogger(__name__)
 NEW_SCENE = object()           # App.pending_open: a new empty scene
 # frames a second at most while the kernels compile beside the window (a software-GL
-# window without vsync would take a whole core of two from the compile)
+# window without vsync would take a whole core of two from the compile): COMPILING_FPS while
+# a scene runs, the user works in the launcher (a mouse or key event in the last
+# COMPILING_IDLE_S) or the gallery has thumbnails to make, else COMPILING_IDLE_FPS. A
+# launcher frame under llvmpipe at 1280x720 costs about 30 ms of a core: at 20 a second the
+# idle launcher took 60 % of one of this machine's two (2026-11-30: `impulse view pendulum
+# --time 0.5` from an empty cache 7 min 49 s at 20, 6 min 28 s at 4, as `impulse compile`).
 COMPILING_FPS = 20
+COMPILING_IDLE_FPS = 4
+COMPILING_IDLE_S = 2.0
 
 
 class App:
@@ -54,8 +62,10 @@ class App:
                  frame_dt: float | None = None, open_paused: bool = False, compile=None):
         self.viewer = viewer
         self.compile = compile                 # app.kernel_compile.BackgroundCompile or None
-        self._compile_capped = False           # the viewer's frame cap is COMPILING_FPS
+        self._compile_capped = False           # the viewer has a compiling frame cap
         self.pending_open = None               # a path (or NEW_SCENE) waiting for its kernels
+        # `impulse view SCENE --frames N` on a first start: the N frames are the scene's
+        viewer.hold_frames = lambda: self.pending_open is not None
         self.threaded = threaded               # physics on a thread beside the frames
         self.session: Session | None = None
         self.scene_view = None
@@ -194,6 +204,12 @@ class App:
         name = "a new scene" if path is NEW_SCENE else os.path.basename(str(path))
         self.status = f"{name} opens when its physics kernels are compiled"
         return True
+
+    def _compiling_cap(self) -> float:
+        """The frame cap while kernels compile (COMPILING_FPS's comment)."""
+        idle = time.monotonic() - self.viewer.controller.last_input > COMPILING_IDLE_S
+        busy = self.session is not None or self.launcher.thumbnails_to_make
+        return COMPILING_FPS if busy or not idle else COMPILING_IDLE_FPS
 
     def _open_pending(self) -> None:
         """Per frame while compiling: open the waiting scene once its kernels are ready."""
@@ -513,10 +529,15 @@ class App:
             if self.compile.proc is None and self.viewer.frame_count >= 1:
                 self.compile.start()               # the window is up: compile beside it
             self._open_pending()
-        if (self.compile is not None) != self._compile_capped:
+        if self.compile is not None:
             # while kernels compile beside the window, it leaves them the CPU it does not need
-            self._compile_capped = self.compile is not None
-            self.viewer.set_frame_cap(COMPILING_FPS if self._compile_capped else None)
+            cap = self._compiling_cap()
+            if cap != self.viewer.frame_cap:
+                self.viewer.set_frame_cap(cap)
+            self._compile_capped = True
+        elif self._compile_capped:
+            self._compile_capped = False
+            self.viewer.set_frame_cap(None)
         if self.session is None:
             if self.viewer.frame_count >= 1:   # the gallery drawn first: a thumbnail takes up
                 self.launcher.update()         # to a second or two under software GL

@@ -10,6 +10,8 @@ does not want the mouse / keyboard.
 """
 from __future__ import annotations
 
+import time
+
 from pyglet.window import key, mouse
 
 CLICK_SLOP_PX = 3
@@ -26,6 +28,7 @@ class CameraController:
         self.mouse_xy = None
         self.keys = key.KeyStateHandler()
         self.fly_speed = 2.0          # metres per second, scaled by the camera distance
+        self.last_input = time.monotonic()   # the last mouse or key event (App: frame cap)
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -40,9 +43,11 @@ class CameraController:
 
     # ---------------------------------------------------------------- pyglet events
     def on_mouse_motion(self, x, y, dx, dy):
+        self.last_input = time.monotonic()
         self.mouse_xy = (x, y)
 
     def on_mouse_press(self, x, y, button, modifiers):
+        self.last_input = time.monotonic()
         self.mouse_xy = (x, y)
         if self.viewer.ui is not None and self.viewer.ui.owns_press(x, y):
             return
@@ -60,6 +65,7 @@ class CameraController:
                     self.mode = "grab"
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+        self.last_input = time.monotonic()
         self.mouse_xy = (x, y)
         self.moved += abs(dx) + abs(dy)
         if self.mode == "orbit":
@@ -72,6 +78,7 @@ class CameraController:
             self.viewer.grab.move(self.viewer.ray(x, y))
 
     def on_mouse_release(self, x, y, button, modifiers):
+        self.last_input = time.monotonic()
         mode = self.mode
         clicked = self.press_xy is not None and self.moved <= CLICK_SLOP_PX
         self.mode, self.press_xy = None, None
@@ -81,12 +88,14 @@ class CameraController:
             self.viewer.click(x, y)
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
+        self.last_input = time.monotonic()
         if self.mode == "grab" and hasattr(self.viewer.grab, "scroll"):
             self.viewer.grab.scroll(scroll_y)       # wheel while dragging: target depth
         elif not self._ui_wants_mouse():
             self.camera.zoom(scroll_y)
 
     def on_key_press(self, symbol, modifiers):
+        self.last_input = time.monotonic()
         self.keys.on_key_press(symbol, modifiers)
         if self._ui_wants_keys():
             return
@@ -105,6 +114,7 @@ class CameraController:
             v.loop.speed /= 2.0
 
     def on_key_release(self, symbol, modifiers):
+        self.last_input = time.monotonic()
         self.keys.on_key_release(symbol, modifiers)
 
     # ---------------------------------------------------------------- per frame

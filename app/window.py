@@ -47,6 +47,9 @@ class Viewer:
         self.on_click = None        # callable(body, world point or None) for clicks
         self.on_quit: Callable[[], bool] | None = None   # False keeps the window open
         self.on_finish: Callable[[], None] | None = None  # before the last frame's screenshot
+        # while this says True, frames do not count towards run(frames=...): a scene given
+        # on the command line waits for its kernels (App.pending_open)
+        self.hold_frames: Callable[[], bool] | None = None
         self.grab = None            # object with begin(body, point, ray), move(ray), end()
         self.loop = None            # FixedStepLoop, for the pause/step/speed keys
         self.scene_override = None  # callable(fb, size) -> True if it drew the 3D view (VR mirror)
@@ -167,8 +170,11 @@ class Viewer:
             self._reset_gl_state()
         self.window.flip()
         self.frame_count += 1
-        if self._stop_after is not None and self.frame_count >= self._stop_after:
-            self._finish()
+        if self._stop_after is not None:
+            if self.hold_frames is not None and self.hold_frames():
+                self._stop_after += 1              # (a frame the count does not take)
+            elif self.frame_count >= self._stop_after:
+                self._finish()
 
     def _update_hover(self) -> None:
         """Pick under the cursor when it moved (or every 10th frame: bodies move too)."""

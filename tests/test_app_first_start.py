@@ -45,6 +45,14 @@ def test_the_launcher_works_while_kernels_compile_and_scenes_wait_for_theirs(app
     from impulse.app.app import COMPILING_FPS  # (pyglet wants the display first)
     assert app.viewer.frame_cap == COMPILING_FPS   # the window leaves the compile its CPU
     pump_until(app, lambda: app.launcher.thumbnails_done, timeout=60)
+    from impulse.app.app import COMPILING_IDLE_FPS, COMPILING_IDLE_S
+    # idle (no mouse or key event for COMPILING_IDLE_S, thumbnails done): fewer frames still
+    app.viewer.controller.last_input -= COMPILING_IDLE_S
+    pump(app, 2)
+    assert app.viewer.frame_cap == COMPILING_IDLE_FPS
+    app.viewer.window.dispatch_event("on_mouse_motion", 20, 20, 1, 1)    # the user is back
+    pump(app, 2)
+    assert app.viewer.frame_cap == COMPILING_FPS
     shot = app.viewer.screenshot(with_ui=True)
     save_png(shot, tmp_path / "launcher_compiling.png")
     if SHOTS:
@@ -157,3 +165,29 @@ def test_a_scene_whose_load_runs_a_kernel_waits_for_the_compile(display, tmp_pat
     finally:
         a.close()
         v.close()
+
+
+def test_frames_asked_for_a_scene_count_from_when_it_opens(app):  # noqa: F811
+    """`impulse view SCENE --frames N --screenshot` on a first start: the frames the scene
+    waits for its kernels (App.pending_open) do not count, so the screenshot shows the scene
+    N frames in, not the launcher (it did, and said t = 0 s)."""
+    assert app.viewer.hold_frames is not None and not app.viewer.hold_frames()
+    app.pending_open = "waiting.json"
+    assert app.viewer.hold_frames()
+    app.pending_open = None
+    held = []
+
+    def hold():                                # the scene waits for its first 4 frames
+        held.append(1)
+        return len(held) <= 4
+
+    saved = app.viewer.hold_frames
+    app.viewer.hold_frames = hold
+    app.viewer.set_frame_cap(200)
+    try:
+        start = app.viewer.frame_count
+        app.viewer.run(frames=start + 3)
+    finally:
+        app.viewer.hold_frames = saved
+        app.viewer.set_frame_cap(None)
+    assert app.viewer.frame_count - start == 4 + 3

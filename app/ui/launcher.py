@@ -53,6 +53,12 @@ class Launcher:
     def thumbnails_done(self) -> bool:
         return all(e.path in self.textures for e in self.entries)
 
+    @property
+    def thumbnails_to_make(self) -> bool:
+        """A missing thumbnail can be made now (not one waiting for the kernels)."""
+        return any(e.path not in self.textures and not self._waits(e.path)
+                   for e in self.entries)
+
     def update(self) -> None:
         """Make the next missing thumbnail texture (call outside the UI pass). While the
         kernels compile, a scene whose load runs a kernel waits until the compile has it
