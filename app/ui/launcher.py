@@ -56,17 +56,22 @@ class Launcher:
     @property
     def thumbnails_to_make(self) -> bool:
         """A missing thumbnail can be made now (not one waiting for the kernels)."""
-        return any(e.path not in self.textures and not self._waits(e.path)
-                   for e in self.entries)
+        return self._next_missing() is not None
 
     def update(self) -> None:
         """Make the next missing thumbnail texture (call outside the UI pass). While the
         kernels compile, a scene whose load runs a kernel waits until the compile has it
         (kernel_compile.load_features_for_path): its card says "after the kernels" meanwhile."""
+        path = self._next_missing()
+        if path is not None:
+            self.textures[path] = self._texture(path)
+
+    def _next_missing(self):
+        """The first scene without a thumbnail that can have one now, or None."""
         for e in self.entries:
             if e.path not in self.textures and not self._waits(e.path):
-                self.textures[e.path] = self._texture(e.path)
-                return
+                return e.path
+        return None
 
     def _waits(self, path) -> bool:
         """The scene's load needs kernels the running compile does not have yet."""
