@@ -306,13 +306,13 @@ class ContactSystem:
         13 MB of new arrays a step: 4.2 ms to make and fill them, against 2.0 ms for views.
         Views of one set share it: a row's coef still
         belongs to its body pair (contacts/pack.py writes them together). The fields a step
-        reads before it writes them (OWN_FIELDS) are the entry's own, new, as before."""
+        reads before it writes them (OWN_FIELDS) are the entry's own, new zeros, as before (only
+        those: a whole new set beside the views cost 10 000 cubes in a bin 4.4 ms a step)."""
         big = self._spare_rows
         if big is None or big.body.shape[0] < n or big.heavy.shape[0] != nb:
             big = self._spare_rows = S.empty_contacts(n + int(SPARE_ROWS * n), nb)
-        own = S.empty_contacts(n, 0)
         return S.Contacts(*(a if name in WHOLE_FIELDS else
-                            getattr(own, name) if name in OWN_FIELDS else a[:n]
+                            np.zeros_like(a[:n]) if name in OWN_FIELDS else a[:n]
                             for name, a in zip(S.Contacts._fields, big, strict=True)))
 
     def project_depth(self, stats, h=None):
