@@ -419,24 +419,38 @@ def correct_position(B, C, c, heavy, h, shock):
 
 
 @njit(cache=True, inline='always')
-def visit_position(B, C, i, step, heavy, h, eps, shock, block=True):
-    """One visit of the contact at order position i in the position loop (rows visited in
-    the direction step = +-1): its normal impulse, and after the patch's last row the patch
-    friction; a patch of BLOCK_ROWS rows or more takes its normal impulses at its last row,
-    as one block (contacts/block.py), unless block is False: a visit routed through the
-    joint tree (solvers/rounds.py) moves its own row only. Returns (error [m], corrected)."""
+def _normal_rows(B, C, i, step, heavy, stage, h, tol, shock, block):
+    """The normal rows of a visit at order position i (rows visited in the direction
+    step = +-1): its own row; or, for a patch of BLOCK_ROWS rows or more, nothing before the
+    patch's last row and there all its rows as one block (contacts/block.py), falling back
+    to them one by one, unless block is False (a visit routed through the joint tree,
+    solvers/rounds.py, moves its own row only). Returns (velocity change caused, is the
+    patch's last row)."""
     c = C.order[i]
     f = C.first[c]
     end = is_patch_end(C, i, step)
-    if block and C.pcount[f] >= BLOCK_ROWS:
-        if not end:
-            return 0.0, False
-        done, du = solve_patch(B, heavy, C, f, STAGE_POSITION, h, eps / h)
-        if not done:                      # (block.py: left to the rows one by one)
-            for r in range(f, f + C.pcount[f]):
+    if not (block and C.pcount[f] >= BLOCK_ROWS):
+        if stage == STAGE_POSITION:
+            return correct_position(B, C, c, heavy, h, shock), end
+        return correct_velocity(B, C, c, shock), end
+    if not end:
+        return 0.0, False
+    done, du = solve_patch(B, heavy, C, f, stage, h, tol)
+    if not done:
+        for r in range(f, f + C.pcount[f]):
+            if stage == STAGE_POSITION:
                 du = max(du, correct_position(B, C, r, heavy, h, shock))
-    else:
-        du = correct_position(B, C, c, heavy, h, shock)
+            else:
+                du = max(du, correct_velocity(B, C, r, shock))
+    return du, True
+
+
+@njit(cache=True, inline='always')
+def visit_position(B, C, i, step, heavy, h, eps, shock, block=True):
+    """One visit of the contact at order position i in the position loop: its normal
+    impulse (_normal_rows), and after the patch's last row the patch friction.
+    Returns (error [m], corrected)."""
+    du, end = _normal_rows(B, C, i, step, heavy, STAGE_POSITION, h, eps / h, shock, block)
     if end:
         du = max(du, patch_friction(B, heavy, C, i, STAGE_POSITION, h, shock))
     err = du * h
@@ -468,22 +482,10 @@ def correct_velocity(B, C, c, shock):
 
 @njit(cache=True, inline='always')
 def visit_velocity(B, C, i, step, eps, shock, block=True):
-    """(c) One visit of the contact at order position i: its normal, and after the patch's
-    last row the patch friction on the correction's own normal impulses; a patch of
-    BLOCK_ROWS rows or more as one block at its last row, as in visit_position.
+    """(c) One visit of the contact at order position i: its normal (_normal_rows), and after
+    the patch's last row the patch friction on the correction's own normal impulses.
     Returns (error [m/s], corrected)."""
-    c = C.order[i]
-    f = C.first[c]
-    end = is_patch_end(C, i, step)
-    if block and C.pcount[f] >= BLOCK_ROWS:
-        if not end:
-            return 0.0, False
-        done, err = solve_patch(B, C.heavy, C, f, STAGE_VELOCITY, 1.0, eps)
-        if not done:
-            for r in range(f, f + C.pcount[f]):
-                err = max(err, correct_velocity(B, C, r, shock))
-    else:
-        err = correct_velocity(B, C, c, shock)
+    err, end = _normal_rows(B, C, i, step, C.heavy, STAGE_VELOCITY, 1.0, eps, shock, block)
     if end:
         err = max(err, patch_friction(B, C.heavy, C, i, STAGE_VELOCITY, 1.0, shock))
     return err, err >= eps
