@@ -9,6 +9,7 @@ ragdoll) falls onto a floor and comes to rest on it, neither exploding nor sinki
 The A1 on the tree solver rocked and hopped off within 0.12 s while the contacts acted
 through its servo-held tree (solvers/contact_tree.py: a tree with servos keeps plain contact
 rows now)."""
+import math
 import os
 
 import numpy as np
@@ -59,17 +60,35 @@ def test_mini_cheetah_stands_for_10_s_on_its_servos():
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="known defect (2026-12-01): on the iterative solver the "
+                   "cheetah's legs flail and its body turns about the vertical; the tree "
+                   "solver holds it (test above)")
 def test_mini_cheetah_on_the_iterative_solver_stays_on_its_feet():
     """The same drop on the Gauss-Seidel loop, 2 s: its joints over-relax only once the
     contacts have settled in each step (started over-relaxed from the last step's factor,
-    10 s of it ended with 13 bodies stopped by the guard and no foot on the floor)."""
+    10 s of it ended with 13 bodies stopped by the guard and no foot on the floor).
+    It does not stand yet: its loops stop at the scene's 30 contact cycles with the contacts
+    unconverged, its legs swing at up to 12 rad/s and its body's heading flips by 180
+    degrees within 2 s while its height stays within 1 cm, so that height and the last
+    step's contact count (which flickers between 1 and 4) passed until 2026-12-01 by luck.
+    With 200 contact cycles it keeps its heading but still carries a yaw rate of 0.385 rad/s
+    that its position never shows. Here it must keep its heading and stand on 3 feet or
+    more in 9 of 10 steps of its second second."""
     doc = cheetah_standing()
     doc["settings"]["solver"] = "iterative"
     world = scene_to_world(doc, "mini_cheetah")
-    heights = height_changes(world, "body", seconds=2.0)
+    b = world.body_names.index("body")
+    heading = world.B.rot[b][:, 0].copy()
+    y0 = world.B.pos[b, 1]
+    feet = []
+    for step in range(120):
+        world.step()
+        if step >= 60:
+            feet.append(world.last_step()["contacts"] >= 3)
     assert not world.problems
-    assert world.last_step()["contacts"] >= 3
-    assert np.max(np.abs(heights)) < 0.01
+    assert np.mean(feet) >= 0.9
+    assert world.B.rot[b][:, 0] @ heading > math.cos(math.radians(2.0))
+    assert abs(world.B.pos[b, 1] - y0) < 0.01
 
 
 def a1_standing():

@@ -38,4 +38,5 @@ def test_plain_python_steps_match_the_compiled_kernels():
             w.step()
         for got, want in zip(plain[name], (w.B.pos, w.B.vel, w.B.omega), strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9, err_msg=name)
-        assert np.abs(w.B.vel).max() > 1e-4, name          # the scene moved
+        # the scene moved, or (the box stack, resting from its first step) carried its load
+        assert np.abs(w.B.vel).max() > 1e-4 or w.collision.C.acc_n.sum() > 0.0, name

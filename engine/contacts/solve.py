@@ -60,6 +60,7 @@ from ..state import (
     WARM_W,
     WARM_WV,
 )
+from .block import BLOCK_ROWS, solve_patch
 from .friction import apply_patch_impulse, is_patch_end, patch_friction, push_pair
 from .rows import (
     NOT_COLLIDING,
@@ -418,12 +419,39 @@ def correct_position(B, C, c, heavy, h, shock):
 
 
 @njit(cache=True, inline='always')
-def visit_position(B, C, i, step, heavy, h, eps, shock):
-    """One visit of the contact at order position i in the position loop (rows visited in
-    the direction step = +-1): its normal impulse, and after the patch's last row the patch
-    friction. Returns (error [m], corrected)."""
-    du = correct_position(B, C, C.order[i], heavy, h, shock)
-    if is_patch_end(C, i, step):
+def _normal_rows(B, C, i, step, heavy, stage, h, tol, shock, block):
+    """The normal rows of a visit at order position i (rows visited in the direction
+    step = +-1): its own row; or, for a patch of BLOCK_ROWS rows or more, nothing before the
+    patch's last row and there all its rows as one block (contacts/block.py), falling back
+    to them one by one, unless block is False (a visit routed through the joint tree,
+    solvers/rounds.py, moves its own row only). Returns (velocity change caused, is the
+    patch's last row)."""
+    c = C.order[i]
+    f = C.first[c]
+    end = is_patch_end(C, i, step)
+    if not (block and C.pcount[f] >= BLOCK_ROWS):
+        if stage == STAGE_POSITION:
+            return correct_position(B, C, c, heavy, h, shock), end
+        return correct_velocity(B, C, c, shock), end
+    if not end:
+        return 0.0, False
+    done, du = solve_patch(B, heavy, C, f, stage, h, tol)
+    if not done:
+        for r in range(f, f + C.pcount[f]):
+            if stage == STAGE_POSITION:
+                du = max(du, correct_position(B, C, r, heavy, h, shock))
+            else:
+                du = max(du, correct_velocity(B, C, r, shock))
+    return du, True
+
+
+@njit(cache=True, inline='always')
+def visit_position(B, C, i, step, heavy, h, eps, shock, block=True):
+    """One visit of the contact at order position i in the position loop: its normal
+    impulse (_normal_rows), and after the patch's last row the patch friction.
+    Returns (error [m], corrected)."""
+    du, end = _normal_rows(B, C, i, step, heavy, STAGE_POSITION, h, eps / h, shock, block)
+    if end:
         du = max(du, patch_friction(B, heavy, C, i, STAGE_POSITION, h, shock))
     err = du * h
     return err, err >= eps
@@ -453,12 +481,12 @@ def correct_velocity(B, C, c, shock):
 
 
 @njit(cache=True, inline='always')
-def visit_velocity(B, C, i, step, eps, shock):
-    """(c) One visit of the contact at order position i: its normal, and after the patch's
-    last row the patch friction on the correction's own normal impulses.
+def visit_velocity(B, C, i, step, eps, shock, block=True):
+    """(c) One visit of the contact at order position i: its normal (_normal_rows), and after
+    the patch's last row the patch friction on the correction's own normal impulses.
     Returns (error [m/s], corrected)."""
-    err = correct_velocity(B, C, C.order[i], shock)
-    if is_patch_end(C, i, step):
+    err, end = _normal_rows(B, C, i, step, C.heavy, STAGE_VELOCITY, 1.0, eps, shock, block)
+    if end:
         err = max(err, patch_friction(B, C.heavy, C, i, STAGE_VELOCITY, 1.0, shock))
     return err, err >= eps
 
@@ -546,7 +574,13 @@ def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
     stage's contacts (velocity False, after the loop) or the velocity correction's (True,
     after P-step 4: a stack's u_n >= 0 then holds in one pass per layer instead of hundreds
     of Gauss-Seidel cycles). C.order lists the contacts by descending layer. Past deadline
-    (monotonic ns, 0: none) each layer gets one sweep only (anytime).
+    (monotonic ns, 0: none) each layer gets one sweep only (anytime). On positions the face
+    patches go as blocks (contacts/block.py) in a layer's first sweep only, then row by row:
+    a brick on two lower ones has two patches that each ask for the whole brick's motion,
+    and the two blocks handed it back and forth (the pyramid's shock pass took 1 200-1 400
+    visits a step in its first half second, against 820-930 row by row), while a cube on
+    one cube is done in the first sweep (the 10-cube stack's position stage: 110 contact
+    visits a step at rest, 330 without blocks in this pass).
     Returns the number of contact visits."""
     sweeps = int(settings[S_CONTACT_CYCLES])
     nc = C.body.shape[0]
@@ -563,13 +597,14 @@ def shock_pass(B, C, top, h, eps, settings, velocity, deadline):
             continue
         for b in range(C.heavy.shape[0]):
             C.heavy[b] = B.static[b] or C.body_layer[b] < L
-        for _ in range(sweeps):
+        for sweep in range(sweeps):
             moved = False
             for i in range(start, stop, -1):
                 if velocity:
                     err, corrected = visit_velocity(B, C, i, -1, eps, True)
                 else:
-                    err, corrected = visit_position(B, C, i, -1, C.heavy, h, eps, True)
+                    err, corrected = visit_position(B, C, i, -1, C.heavy, h, eps, True,
+                                                    sweep == 0)
                 visits += 1
                 moved = moved or corrected
             if not moved or (deadline > 0 and monotonic_ns() > deadline):

@@ -309,7 +309,8 @@ def position_stage(B, J, Sp, C, h, h_prev, settings, stats, scratch_a, scratch_x
             for i in range(nc):   # only a non-finite contact error counts for divergence
                 if routed:
                     contact_tree.hold(B, C, C.order[i])
-                err, corrected = contacts.visit_position(B, C, i, 1, C.heavy, h, eps_c, False)
+                err, corrected = contacts.visit_position(B, C, i, 1, C.heavy, h, eps_c, False,
+                                                         not routed)
                 if routed:
                     contact_tree.route(B, J, W, C, C.order[i], True)
                 checks += 1
@@ -427,7 +428,7 @@ def velocity_stage(B, J, C, settings, stats, scratch_rows, W, solver, deadline):
             for i in range(nc):
                 if routed:
                     contact_tree.hold(B, C, C.order[i])
-                corrected = contacts.visit_velocity(B, C, i, 1, eps, False)[1]
+                corrected = contacts.visit_velocity(B, C, i, 1, eps, False, not routed)[1]
                 if routed:
                     contact_tree.route(B, J, W, C, C.order[i], False)
                 checks += 1
