@@ -83,12 +83,15 @@ def test_sweep_and_prune_equals_brute_force(seed, n, h):
     want = pair_set(det.brute_force_pairs(state[4]))
     assert got == want
     assert len(got) == det.n_pairs          # each pair once
+    # in body order: (i, j) with i < j, sorted (broadphase.sort_pairs: the rows' memory order)
+    assert [tuple(p) for p in det.pairs] == sorted(got)
     # move everything a bit (insertion sort path) and compare again
     pos = state[0] + rng.normal(size=state[0].shape) * 0.3
     pos[state[4]] = state[0][state[4]]
     state2 = (pos,) + state[1:]
     det.detect(*state2, h)
     assert pair_set(det.pairs) == pair_set(det.brute_force_pairs(state[4]))
+    assert [tuple(p) for p in det.pairs] == sorted(pair_set(det.pairs))
 
 
 def test_broad_phase_aabbs_cover_motion():

@@ -4,7 +4,12 @@ The sweep axis is the one with the largest variance of box centres (planes left 
 it only changes when another axis is 1.5x better, so the shape order from the last call
 stays almost sorted and an insertion sort (O(n) for coherent motion) keeps it sorted; a
 full argsort is used after an axis change or when the insertion sort would do more than
-16 n moves. Pairs are reported once, (i, j) with i before j in the sweep order.
+16 n moves. Pairs are reported once, as (i, j) with i < j, sorted by (i, j)
+(sort_pairs): the narrow phase writes each pair's rows in this order, and the contact loops
+visit a layer's rows in it, so consecutive rows share a body and their other bodies'
+indices move forward together. In the sweep's order (by position along the axis) they
+jumped over the whole body arrays: the loops' cost per row visit grew 1.6-1.8x from 1 000
+to 10 000 cubes poured into a bin, once the arrays left the cache.
 """
 import numpy as np
 from numba import njit
@@ -122,7 +127,7 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
     A static (fixed or sleeping) box looks ahead only at the moving boxes after it (each
     slab keeps, per entry, the next moving entry): static pairs never collide, and a
     sleeping pile's boxes would otherwise each scan every neighbour along the sweep (10 000
-    sleeping cubes in a grid: 1 M box tests a step). The pairs come in the same order."""
+    sleeping cubes in a grid: 1 M box tests a step). The pairs come sorted (sort_pairs)."""
     k = aabb_min.shape[0]
     axis = _choose_axis(aabb_min, aabb_max, state[0])
     resort = axis != state[0]
@@ -215,10 +220,35 @@ def sweep_and_prune(aabb_min, aabb_max, order, state, shape_body, body_static, s
                                     excluded_keys, n_bodies):
                     continue
                 if n < cap:
-                    pair_a[n] = i
-                    pair_b[n] = j
+                    pair_a[n] = min(i, j)
+                    pair_b[n] = max(i, j)
                 n += 1
+    if n <= cap:
+        sort_pairs(pair_a, pair_b, n, k)
     return n
+
+
+@njit(cache=True)
+def sort_pairs(pair_a, pair_b, n, k):
+    """The first n pairs (shape indices < k) sorted by (pair_a, pair_b): two stable
+    counting sorts, by the second index and then by the first (O(n + k), no comparisons)."""
+    tmp_a = np.empty(n, dtype=np.int64)
+    tmp_b = np.empty(n, dtype=np.int64)
+    count = np.empty(k + 1, dtype=np.int64)
+    for by_first in (False, True):
+        src = pair_a if by_first else pair_b
+        count[:] = 0
+        for p in range(n):
+            count[src[p] + 1] += 1
+        for i in range(k):
+            count[i + 1] += count[i]
+        for p in range(n):
+            q = count[src[p]]
+            count[src[p]] += 1
+            tmp_a[q] = pair_a[p]
+            tmp_b[q] = pair_b[p]
+        pair_a[:n] = tmp_a
+        pair_b[:n] = tmp_b
 
 
 @njit(cache=True)
