@@ -155,9 +155,22 @@ def solve_patch(B, heavy, C, f, stage, h, tol):
         if (C.normal[c, 0] * C.normal[f, 0] + C.normal[c, 1] * C.normal[f, 1]
                 + C.normal[c, 2] * C.normal[f, 2]) < SAME_NORMAL:
             return False, 0.0
+    # the rows' demands, given up as soon as fewer than BLOCK_ROWS could act (in a pouring
+    # pile most patches touch on 1 or 2 points, and the rows then work their demands out
+    # again: 100 cubes poured into a bin, 11 000 of 12 657 block visits in 0.25 s)
+    p = C.pcount[f]
     r0 = _row(B, C, f, 0, stage, h)
+    acting = 1 if r0[0] else 0
+    if acting + p - 1 < BLOCK_ROWS:
+        return False, 0.0
     r1 = _row(B, C, f, 1, stage, h)
+    acting += 1 if r1[0] else 0
+    if acting + p - 2 < BLOCK_ROWS:
+        return False, 0.0
     r2 = _row(B, C, f, 2, stage, h)
+    acting += 1 if r2[0] else 0
+    if acting + p - 3 < BLOCK_ROWS:
+        return False, 0.0
     r3 = _row(B, C, f, 3, stage, h)
     acts = (r0[0], r1[0], r2[0], r3[0])
     du = (r0[1], r1[1], r2[1], r3[1])
