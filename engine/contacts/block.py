@@ -39,9 +39,10 @@ SAME_NORMAL = 1.0 - 1e-6   # a block's rows' normals agree within 1.4 mrad (a pa
                            # rows within 8 degrees, rows.py SAME_PATCH_COS: a hull's facets)
 NOISE = 1e-9        # [m] a row without impulse joins a block once it is this far in (over the
                     # step, in the velocity stage): a row that joins takes a share of the load,
-                    # and rows that touch exactly (a wall built stone on stone) joined or not
-                    # with the sign of rounding noise; wall_car's stones then settled 0.5 mm
-                    # apart after a 1e-15 change of their start (the rows alone: 2e-8)
+                    # and rows that touch exactly (a wall built stone on stone) would join or
+                    # not with the sign of rounding noise (wall_car's last-bit spread itself
+                    # came from the manifold's point order: collision/manifold.py
+                    # in_place_order)
 
 
 @njit(cache=True, inline='always')
