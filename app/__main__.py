@@ -331,12 +331,16 @@ def run_view(args) -> int:
     from impulse.engine import SceneError
 
     compiling = BackgroundCompile.start_if_needed()   # a first start: the window opens now
+    if compiling is not None:
+        from impulse.engine import interpreted
+
+        interpreted.interpret()        # and its scenes run at once, as Python, meanwhile
     session = None
     if args.scene:
         from impulse.app.session import Session
 
         try:
-            if compiling is None:
+            if compiling is None or interpreted.active():
                 session = Session.open(args.scene)
             else:
                 from impulse.engine import load_scene
@@ -364,7 +368,7 @@ def run_view(args) -> int:
     app = App(viewer, threaded=not args.sync_physics, open_paused=args.paused,
               frame_dt=1.0 / FRAME_RATE if args.frames and not args.vr else None,
               compile=compiling)
-    if compiling is not None and args.scene:
+    if compiling is not None and args.scene and session is None:
         app.open_path(args.scene)
     if session is not None:
         app.set_session(session)

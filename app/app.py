@@ -39,9 +39,10 @@ from impulse.app.ui.timeline import draw_timeline
 from impulse.app.ui.tools_panel import draw_tools
 from impulse.app.ui.vr_panel import draw_vr_panel
 from impulse.app.userdirs import documents_dir, pictures_dir, videos_dir
-from impulse.engine import SceneError
+from impulse.engine import SceneError, interpreted
 from impulse.engine.formats import MODEL_SUFFIXES
-from impulse.engine.warmup import FEATURES
+from impulse.engine.islands import preload as preload_islands
+from impulse.engine.warmup import FEATURES, warm_interaction
 
 log = logging.getLogger(__name__)
 NEW_SCENE = object()           # App.pending_open: a new empty scene
@@ -195,7 +196,7 @@ class App:
     def _waits_for_kernels(self, path) -> bool:
         """On a first start, keep the scene to open until its kernels are compiled."""
         c = self.compile
-        if c is None or c.error is not None:
+        if c is None or c.error is not None or interpreted.active():
             return False
         needs = FEATURES if path is NEW_SCENE else features_for_path(path)
         if c.has(needs):
@@ -216,7 +217,7 @@ class App:
         c, path = self.compile, self.pending_open
         if c.error is not None:
             self.pending_open = None
-            self.show_errors([c.error])
+            self.show_errors([c.error])       # (an interpreted physics goes on as it is)
             self.compile = None
             return
         if path is not None and not self._waits_for_kernels(path):
@@ -225,6 +226,25 @@ class App:
         if c.finished:
             self.compile = None
             self.launcher.kernels_ready()
+            if interpreted.active():
+                if self.session is not None:
+                    self.session.loop.when_idle(self._use_compiled)   # between two steps
+                else:
+                    self._use_compiled()
+
+    def _use_compiled(self) -> None:
+        """The first start's kernels are compiled: the physics leaves Python for them (each
+        loads from the cache at its first call; the drag, edit and island kernels now)."""
+        if not interpreted.active():
+            return
+        t = time.monotonic()
+        interpreted.use_compiled()
+        warm_interaction()
+        if self.session is not None:
+            preload_islands(self.session.world)
+        log.info("the physics runs compiled from now on (kernels loaded in %.1f s)",
+                 time.monotonic() - t)
+        self.status = "physics kernels compiled: the simulation runs at full speed now"
 
     def _report_stopped(self, session) -> None:
         """Bodies the engine's finite-state guard stopped since the last batch: Problems."""

@@ -142,6 +142,11 @@ class BackgroundCompile:
         title = FEATURE_TITLES.get(feature)
         return f"{title}: {self.kernel}" if title else self.kernel
 
+    def share_done(self) -> str:
+        """How far the compile is, in a few words: "45 %, about 3 min left"."""
+        left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
+        return f"{100 * self.fraction:.0f} %{left}"
+
     def status_line(self) -> str:
         if self.error:
             return self.error
@@ -149,9 +154,8 @@ class BackgroundCompile:
             return "physics kernels ready"
         if not self.kernels:
             return self.heading
-        left = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
         what = "resumed compile" if self.resumed else "first start"
-        return f"{what}: compiling the physics kernels ({100 * self.fraction:.0f} %{left})"
+        return f"{what}: compiling the physics kernels ({self.share_done()})"
 
     def stop(self):
         self.stopped = True

@@ -27,7 +27,7 @@ from impulse.app.history import History
 from impulse.app.loop import FixedStepLoop
 from impulse.app.scene_view import SceneView
 from impulse.app.stats import ToleranceTally
-from impulse.engine import World, load_scene, save_scene
+from impulse.engine import World, interpreted, load_scene, save_scene
 from impulse.engine.islands import preload as preload_islands
 from impulse.engine.scene import world_to_scene, write_document
 from impulse.engine.warmup import warm_interaction
@@ -66,8 +66,9 @@ class Session:
         self._taken: list[dict] = []   # history states the running batch took
         self.problems_shown = 0        # world.problems already listed in the Problems window
         self._capture_initial()
-        warm_interaction()             # the first drag or edit must not stall the physics
-        preload_islands(world)         # nor the first step that splits it into islands
+        if not interpreted.active():   # (a first start's Python kernels need no loading)
+            warm_interaction()         # the first drag or edit must not stall the physics
+            preload_islands(world)     # nor the first step that splits it into islands
         self.history.configure(world.settings.h, world.get_state())
         self.history.record(world, force=True)
 

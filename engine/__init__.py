@@ -9,6 +9,7 @@ from . import jitopts, kernel_cache
 kernel_cache.use()      # before any kernel module: numba's cache keyed by all engine sources
 jitopts.one_compile_per_type()
 jitopts.numpy_division()
+jitopts.quick_inlining()
 
 from .definitions import (  # noqa: E402
     BodyDef,

@@ -16,6 +16,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import interpreted
+
 KEPT = 8
 
 
@@ -27,7 +29,7 @@ def _kind(a):
 
 class FastCall:
     def __init__(self, dispatcher, loose=()):
-        self.dispatcher = dispatcher
+        self.dispatcher = interpreted.kernel(dispatcher)   # made while interpreting
         self.loose = sorted(loose)
         self._known = OrderedDict()    # key -> (entry point, the arguments held alive)
 
@@ -43,6 +45,8 @@ class FastCall:
         once here rather than in each thread under the GIL."""
         if not hasattr(self.dispatcher, "overloads"):   # NUMBA_DISABLE_JIT: a plain function
             return self.dispatcher
+        if interpreted.active():                        # a first start's kernels as Python
+            return self.dispatcher.py_func
         key = self._key_of(args)
         known = self._known.get(key)
         if known is None:
@@ -56,6 +60,8 @@ class FastCall:
     def __call__(self, *args):
         if not hasattr(self.dispatcher, "overloads"):   # NUMBA_DISABLE_JIT: a plain function
             return self.dispatcher(*args)
+        if interpreted.active():                        # a first start's kernels as Python
+            return self.dispatcher.py_func(*args)
         key = self._key_of(args)
         known = self._known.get(key)
         if known is not None:

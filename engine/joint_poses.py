@@ -69,7 +69,7 @@ def joint_poses(world):
         limits[limited, which] = param[limited][:, [lo, hi]]
     target, rate = np.full(m, np.nan), np.full(m, np.nan)
     for j in np.flatnonzero(param[:, P_MOTOR] != MOTOR_NONE):
-        value = target_at.py_func(J, j, world.time)
+        value = getattr(target_at, "py_func", target_at)(J, j, world.time)   # (interpreted)
         if param[j, P_MOTOR] == MOTOR_POSITION:
             target[j] = value
         elif param[j, P_MOTOR] == MOTOR_VELOCITY:

@@ -51,7 +51,7 @@ OUTSIDE_KERNELS = (
     "bodies.py", "collision/__init__.py", "collision/bench.py", "collision/detector.py",
     "collision/obj.py", "collision/polytope.py", "contacts/__init__.py", "contacts/system.py",
     "definitions.py", "durable.py", "extrapolation.py", "fastcall.py", "interaction.py",
-    "islands.py", "joint_poses.py", "resume.py",
+    "interpreted.py", "islands.py", "joint_poses.py", "resume.py",
     "scene.py", "scene_schema.py", "settings.py", "shapes.py", "step_stats.py",
     "visual_meshes.py", "world.py", "world_edits.py", "world_shapes.py")
 

@@ -1,6 +1,8 @@
 """The first start in the window (issue 19): the launcher shows the compile's progress and
-works meanwhile; a scene waits for exactly the features it needs; thumbnails made before the
-kernels are made again, settled, once they are ready."""
+works meanwhile; scenes open at once and run as Python until the kernels are compiled, then
+compiled (engine/interpreted.py); where the kernels cannot run as Python, a scene waits for
+exactly the features it needs; thumbnails made before the kernels are made again, settled,
+once they are ready."""
 import json
 import os
 import subprocess
@@ -191,3 +193,51 @@ def test_frames_asked_for_a_scene_count_from_when_it_opens(app):  # noqa: F811
         app.viewer.hold_frames = saved
         app.viewer.set_frame_cap(None)
     assert app.viewer.frame_count - start == 4 + 3
+
+
+def test_a_first_start_runs_its_scene_at_once_as_python(display, tmp_path):  # noqa: F811
+    """`impulse view pendulum --time 1` from an empty kernel cache: the pendulum has swung
+    for a second of simulated time within seconds (7.2 s on this 2-core machine,
+    2026-12-01; #19's goal: its first frame within 15 s), its kernels compiling meanwhile."""
+    env = {**os.environ, "IMPULSE_KERNEL_CACHE": str(tmp_path / "kernels"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "c")}
+    shot = tmp_path / "pendulum.png"
+    t = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "impulse.app", "view", "pendulum", "--time", "1",
+                          "--screenshot", str(shot)], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    took = time.monotonic() - t
+    assert out.returncode == 0, out.stderr
+    assert "t = 1.000 s" in out.stdout             # the scene's frames, not the launcher's
+    assert "runs as Python" in out.stderr and "compiling the physics kernels" in out.stderr
+    assert took < 30, f"{took:.1f} s to a second of the pendulum on a cold cache"
+    import imageio.v3 as iio
+    img = iio.imread(shot)
+    if SHOTS:
+        save_png(img, os.path.join(SHOTS, "first_start_pendulum.png"))
+    assert img.std() > 5
+
+
+def test_the_compiled_kernels_take_over_when_the_compile_ends(app, tmp_path):  # noqa: F811
+    from impulse.engine import interpreted
+
+    interpreted.interpret()
+    try:
+        gate = tmp_path / "contacts-may-finish"
+        app.compile = BackgroundCompile(fake_compiler(tmp_path, gate))
+        app.open_path(os.path.join(ROOT, "scenes", "box_stack.json"))   # needs detection
+        assert app.session is not None and app.pending_open is None     # opened at once
+        assert pump_until(app, lambda: app.compile.has(("step", "interaction")))
+        pump(app, 5)
+        assert interpreted.active() and app.session.world.time > 0     # stepping, as Python
+        assert any("physics as Python" in line for line in app.overlay_lines)
+        gate.write_text("")
+        assert pump_until(app, lambda: app.compile is None)
+        assert pump_until(app, lambda: not interpreted.active())       # between two steps
+        t = app.session.world.time
+        assert pump_until(app, lambda: app.session.world.time > t)      # and on, compiled
+        assert app.session.world._step_kernel._known
+        assert "full speed" in app.status
+        assert not any("physics as Python" in line for line in app.overlay_lines)
+    finally:
+        interpreted.use_compiled()

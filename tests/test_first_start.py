@@ -271,6 +271,9 @@ def test_the_numba_internals_the_kernels_use_are_there():
     from impulse.engine import step as stages
     assert jitopts.NO_REFCOUNT == {"_nrt": False}, f"numba {numba.__version__}: no _nrt"
     assert getattr(dispatcher.Dispatcher.get_call_template, "drops_literals", False)
+    from numba.core import inline_closurecall
+    assert getattr(inline_closurecall.InlineWorker.inline_ir, "quick", False)
+    assert isinstance(inline_closurecall.copy, jitopts._BlocksShareOneScope)
     assert stages.step.overloads and all(
         hasattr(cres, "entry_point") for cres in stages.step.overloads.values())
 
@@ -283,3 +286,60 @@ def test_the_estimate_of_a_parallel_compile_starts_from_the_manifest_over_the_jo
     # 200 of 400 manifest seconds done in 100 s: the pace seen here takes over
     assert estimate_left(400.0, 200.0, 100.0, jobs) == pytest.approx(
         200.0 * (100.0 + PRIOR_S / jobs) / (200.0 + PRIOR_S))
+
+
+INLINED = textwrap.dedent("""
+    import hashlib, sys
+    import numpy as np
+    import impulse.engine  # noqa: F401  (jitopts.quick_inlining, unless IMPULSE_INLINING=numba)
+    from numba import njit
+    from numba.core import inline_closurecall
+
+    @njit(inline="always")
+    def clamp(x, lo, hi):
+        if x < lo:
+            return lo
+        if x > hi:
+            return hi
+        return x
+
+    @njit(inline="always")
+    def row(a, i, k):
+        s = 0.0
+        for j in range(a.shape[1]):
+            v = clamp(a[i, j] * k, -1.0, 1.0)
+            s += v if j % 2 == 0 else -v
+        return s
+
+    @njit
+    def rows(a, k):
+        out = np.empty(a.shape[0])
+        for i in range(a.shape[0]):
+            out[i] = row(a, i, k) + clamp(a[i, 0], 0.0, 0.5)
+        return out
+
+    a = np.linspace(-2.0, 2.0, 35).reshape(7, 5)
+    r = rows(a, 0.7)
+    llvm = rows.inspect_llvm(rows.signatures[0])
+    print(getattr(inline_closurecall.InlineWorker.inline_ir, "quick", False),
+          hashlib.sha1(r.tobytes()).hexdigest(),
+          hashlib.sha1(llvm.encode()).hexdigest())
+""")
+
+
+def test_quick_inlining_gives_numbas_own_code(tmp_path):
+    """jitopts.quick_inlining copies an inlined kernel's IR with one memo per copy: the
+    compiled code is numba's own, the same LLVM IR as with numba's inliner."""
+    script = tmp_path / "inlined.py"
+    script.write_text(INLINED)
+    runs = {}
+    for mode in ("quick", "numba"):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / mode)}
+        if mode == "numba":
+            env["IMPULSE_INLINING"] = "numba"
+        out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        runs[mode] = out.stdout.split()
+    assert runs["quick"][0] == "True" and runs["numba"][0] == "False"
+    assert runs["quick"][1:] == runs["numba"][1:]

@@ -18,6 +18,7 @@ from impulse.app.recent import load_recent
 from impulse.app.thumbs import THUMB_SIZE, thumbnail
 from impulse.app.ui import widgets as W
 from impulse.app.ui.dialogs import native_dialog_available
+from impulse.engine import interpreted
 
 log = logging.getLogger(__name__)
 MIN_CARD_W = 240               # a card is at least this wide; the columns share the rest
@@ -76,7 +77,7 @@ class Launcher:
     def _waits(self, path) -> bool:
         """The scene's load needs kernels the running compile does not have yet."""
         c = self.app.compile
-        return c is not None and not c.has(self.load_needs[path])
+        return c is not None and not c.has(self.load_needs[path]) and not interpreted.active()
 
     def kernels_ready(self) -> None:
         """The first start's compile finished: settle the thumbnails made without it."""
@@ -140,6 +141,11 @@ class Launcher:
         waiting = self.app.pending_open
         if waiting is not None:
             imgui.text_wrapped(self.app.status)
+        elif interpreted.active():
+            imgui.text_disabled("Scenes open at once meanwhile and run as Python, slowly (a "
+                                "pendulum in real time, a pile of boxes far slower), until "
+                                "the kernels are in. Closing the window stops the compile. "
+                                "Later starts take a second or two.")
         else:
             imgui.text_disabled("The gallery and files work meanwhile; a scene opens as soon "
                                 "as its kernels are ready. Closing the window stops the "

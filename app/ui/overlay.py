@@ -6,6 +6,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from impulse.app.ui.layout import LEFT_W, MENU_H, RIGHT_W, TIMELINE_H
+from impulse.engine import interpreted
 
 
 def _text(app, x: float, y: float, rgba, text: str) -> None:
@@ -29,6 +30,11 @@ def draw_overlay(app) -> None:
         text = f"{np.linalg.norm(app.grab.force()):.1f} N" if app.grab.adapter.supported else \
             "drag: this engine build has no drag API"
         _text(app, mouse.x + 16, mouse.y - 18, (1, 1, 0.4, 1), text)
+    if interpreted.active():
+        c = app.compile                # (None after a failed compile: it stays Python)
+        _text(app, x0, y0 + 20 if app.joint_tool.active else y0, (1, 0.75, 0.35, 1),
+              f"physics as Python (slow) while its kernels compile: {c.share_done()}"
+              if c is not None else "physics as Python (slow): its kernels did not compile")
     if app.joint_tool.active:
         _text(app, x0, y0, (1, 0.85, 0.3, 1),
               f"{app.joint_tool.kind} joint: {app.joint_tool.hint}  (Esc cancels)")
