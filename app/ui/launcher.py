@@ -141,15 +141,16 @@ class Launcher:
         waiting = self.app.pending_open
         if waiting is not None:
             imgui.text_wrapped(self.app.status)
-        elif interpreted.active():
-            imgui.text_disabled("Scenes open at once meanwhile and run as Python, slowly (a "
-                                "pendulum in real time, a pile of boxes far slower), until "
-                                "the kernels are in. Closing the window stops the compile. "
-                                "Later starts take a second or two.")
         else:
-            imgui.text_disabled("The gallery and files work meanwhile; a scene opens as soon "
-                                "as its kernels are ready. Closing the window stops the "
-                                "compile. Later starts take a second or two.")
+            imgui.push_text_wrap_pos(0.0)       # wrapped at the window's edge
+            imgui.text_disabled(
+                ("Scenes open at once meanwhile and run as Python, slowly (a pendulum in real "
+                 "time, a pile of boxes far slower), until the kernels are in."
+                 if interpreted.active() else
+                 "The gallery and files work meanwhile; a scene opens as soon as its kernels "
+                 "are ready.")
+                + " Closing the window stops the compile. Later starts take a second or two.")
+            imgui.pop_text_wrap_pos()
         imgui.separator()
 
     def _gallery(self) -> None:
