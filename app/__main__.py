@@ -328,13 +328,11 @@ def run_view(args) -> int:
             log.error("%s", problem)
             return EXIT_BAD_INPUT
     from impulse.app.kernel_compile import BackgroundCompile
-    from impulse.engine import SceneError
+    from impulse.engine import SceneError, interpreted
 
     compiling = BackgroundCompile.start_if_needed()   # a first start: the window opens now
-    if compiling is not None:
-        from impulse.engine import interpreted
-
-        interpreted.interpret()        # and its scenes run at once, as Python, meanwhile
+    if compiling is not None and args.scene:
+        interpreted.interpret()        # and its scene runs at once, as Python, meanwhile
     session = None
     if args.scene:
         from impulse.app.session import Session
@@ -367,7 +365,7 @@ def run_view(args) -> int:
         return EXIT_FAILED
     app = App(viewer, threaded=not args.sync_physics, open_paused=args.paused,
               frame_dt=1.0 / FRAME_RATE if args.frames and not args.vr else None,
-              compile=compiling)
+              compile=compiling, interpret=compiling is not None)
     if compiling is not None and args.scene and session is None:
         app.open_path(args.scene)
     if session is not None:

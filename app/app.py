@@ -60,9 +60,13 @@ COMPILING_IDLE_S = 2.0
 
 class App:
     def __init__(self, viewer, scenes_dir=SCENES, media_dir=None, threaded: bool = True,
-                 frame_dt: float | None = None, open_paused: bool = False, compile=None):
+                 frame_dt: float | None = None, open_paused: bool = False, compile=None,
+                 interpret: bool = False):
         self.viewer = viewer
         self.compile = compile                 # app.kernel_compile.BackgroundCompile or None
+        # run scenes with the kernels as Python while `compile` runs (engine/interpreted.py),
+        # from the first frame on (rebinding the kernels takes 0.5-0.8 s)
+        self.interpret = interpret
         self._compile_capped = False           # the viewer has a compiling frame cap
         self.pending_open = None               # a path (or NEW_SCENE) waiting for its kernels
         # `impulse view SCENE --frames N` on a first start: the N frames are the scene's
@@ -548,6 +552,8 @@ class App:
         if self.compile is not None:
             if self.compile.proc is None and self.viewer.frame_count >= 1:
                 self.compile.start()               # the window is up: compile beside it
+                if self.interpret:
+                    interpreted.interpret()
             self._open_pending()
         if self.compile is not None:
             # while kernels compile beside the window, it leaves them the CPU it does not need
