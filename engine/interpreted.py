@@ -11,8 +11,8 @@ NUMBA_DISABLE_JIT is read once, when the kernels are decorated. `interpret()` do
 later, in a running process: it rebinds every kernel name in the engine's modules (the
 module globals that the kernels' Python functions look their callees up in, and that the
 Python side calls) to the kernel's `py_func`, and the clock intrinsic to time.monotonic_ns.
-`use_compiled()` binds the kernels back once they are in the cache; the next call of each loads
-its machine code from there. Objects that hold a kernel themselves (fastcall.FastCall) ask
+`use_compiled()` binds the kernels back once they are in the cache; the next call of each
+loads its machine code from there. Objects that hold a kernel themselves (fastcall.FastCall) ask
 `active()`. Swap only between steps: a step in flight keeps the functions it started with.
 """
 import importlib
@@ -99,8 +99,8 @@ def use_compiled() -> None:
     """Bind the compiled kernels back (each loads from the cache at its next call)."""
     global _active
     with _lock:
-        for module, name, kernel in reversed(_bound):
-            setattr(module, name, kernel)
+        for module, name, compiled in reversed(_bound):
+            setattr(module, name, compiled)
         _bound.clear()
         _kernels.clear()
         _active = False
