@@ -327,6 +327,7 @@ INLINED = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_quick_inlining_gives_numbas_own_code(tmp_path):
     """jitopts.quick_inlining copies an inlined kernel's IR with one memo per copy: the
     compiled code is numba's own, the same LLVM IR as with numba's inliner."""

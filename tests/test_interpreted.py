@@ -24,6 +24,7 @@ def test_it_tells_a_kernel_from_a_function():
     assert not interpreted.is_kernel(stages.step.py_func) and not interpreted.is_kernel(len)
 
 
+@pytest.mark.slow
 def test_nothing_compiles_while_interpreting(tmp_path):
     """With an empty kernel cache and numba's compile made to fail, the warm-up's paths
     (step, drag, edits, contacts, islands, sleeping) and the bundled scenes step: no kernel
@@ -80,11 +81,15 @@ def _run(name, steps, h=None):
     return w
 
 
+QUICK = ("pendulum", "newtons_cradle")          # under a second as Python: the fast lane
+
+
 @pytest.mark.parametrize("name, steps, h", [
-    ("pendulum", 100, None), ("double_pendulum", 200, None), ("chain8", 100, None),
-    ("newtons_cradle", 60, None), ("box_stack", 60, None), ("box_stack", 30, 1 / 30),
-    ("rolling_bodies", 60, None), ("slider_crank", 100, None), ("spinning_top", 100, None),
-    ("tree_31", 30, None)])
+    pytest.param(*case, marks=() if case[0] in QUICK else pytest.mark.slow) for case in (
+        ("pendulum", 100, None), ("double_pendulum", 200, None), ("chain8", 100, None),
+        ("newtons_cradle", 60, None), ("box_stack", 60, None), ("box_stack", 30, 1 / 30),
+        ("rolling_bodies", 60, None), ("slider_crank", 100, None), ("spinning_top", 100, None),
+        ("tree_31", 30, None))])
 def test_python_and_compiled_kernels_move_bodies_alike(name, steps, h):
     """The same scene stepped as Python and compiled ends in the same place: bit for bit in
     most (2026-12-01), within a few ulps in the chain and the tree (the compiled code may
