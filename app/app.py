@@ -41,7 +41,6 @@ from impulse.app.ui.vr_panel import draw_vr_panel
 from impulse.app.userdirs import documents_dir, pictures_dir, videos_dir
 from impulse.engine import SceneError, interpreted
 from impulse.engine.formats import MODEL_SUFFIXES
-from impulse.engine.islands import preload as preload_islands
 from impulse.engine.warmup import FEATURES, warm_interaction
 
 log = logging.getLogger(__name__)
@@ -243,9 +242,10 @@ class App:
             return
         t = time.monotonic()
         interpreted.use_compiled()
-        warm_interaction()
         if self.session is not None:
-            preload_islands(self.session.world)
+            self.session.load_kernels()
+        else:
+            warm_interaction()
         log.info("the physics runs compiled from now on (kernels loaded in %.1f s)",
                  time.monotonic() - t)
         self.status = "physics kernels compiled: the simulation runs at full speed now"

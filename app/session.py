@@ -67,10 +67,15 @@ class Session:
         self.problems_shown = 0        # world.problems already listed in the Problems window
         self._capture_initial()
         if not interpreted.active():   # (a first start's Python kernels need no loading)
-            warm_interaction()         # the first drag or edit must not stall the physics
-            preload_islands(world)     # nor the first step that splits it into islands
+            self.load_kernels()
         self.history.configure(world.settings.h, world.get_state())
         self.history.record(world, force=True)
+
+    def load_kernels(self) -> None:
+        """Load now the kernels a drag, an edit or a split into islands will call, so that
+        the first of each does not stall the physics."""
+        warm_interaction()
+        preload_islands(self.world)
 
     @classmethod
     def open(cls, path, **kw) -> Session:
