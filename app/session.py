@@ -30,7 +30,7 @@ from impulse.app.stats import ToleranceTally
 from impulse.engine import World, interpreted, load_scene, save_scene
 from impulse.engine.islands import preload as preload_islands
 from impulse.engine.scene import world_to_scene, write_document
-from impulse.engine.warmup import warm_interaction
+from impulse.engine.warmup import warm_interaction, warm_one_call
 
 MOTION_KEYS = ("position", "orientation", "velocity", "angular_velocity")
 
@@ -72,10 +72,12 @@ class Session:
         self.history.record(world, force=True)
 
     def load_kernels(self) -> None:
-        """Load now the kernels a drag, an edit or a split into islands will call, so that
-        the first of each does not stall the physics."""
+        """Load now the kernels a drag, an edit or a split into islands will call, and the
+        contact step's one call, so that the first of each does not stall the physics."""
         warm_interaction()
         preload_islands(self.world)
+        if self.world.collision.enabled:
+            warm_one_call()
 
     @classmethod
     def open(cls, path, **kw) -> Session:

@@ -8,7 +8,10 @@ and calls it directly while the argument objects are the very ones of that call 
 tuples are immutable and an array's dtype, rank and layout cannot change, so the same
 objects have the same types; they are kept alive, so their ids stay theirs). Arguments
 listed in `loose` may be new objects each call (a float, a fresh float64 vector): they only
-need the same kind as before. Anything else goes through the dispatcher again. The last
+need the same kind as before. Arguments listed in `trusted` are left out of the key: the
+caller makes them itself, always of one kind (a float, a vector it allocates), and vouches
+for it (a call with another kind would read its memory wrongly). Anything else goes
+through the dispatcher again. The last
 KEPT argument sets are remembered (a pile's Contacts alternate between a few row counts,
 contacts/system.py _rows_for).
 """
@@ -28,15 +31,18 @@ def _kind(a):
 
 
 class FastCall:
-    def __init__(self, dispatcher, loose=()):
+    def __init__(self, dispatcher, loose=(), trusted=()):
         self.dispatcher = interpreted.kernel(dispatcher)   # made while interpreting
         self.loose = sorted(loose)
+        self.trusted = sorted(trusted)
         self._known = OrderedDict()    # key -> (entry point, the arguments held alive)
 
     def _key_of(self, args):
         key = list(map(id, args))
         for i in self.loose:
             key[i] = _kind(args[i])
+        for i in self.trusted:
+            key[i] = None
         return tuple(key)
 
     def resolve(self, *args):

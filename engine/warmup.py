@@ -99,6 +99,22 @@ def warm_contacts():
     warm_islands()
 
 
+def warm_one_call():
+    """Load the contact step in one compiled call (contact_step.py): a box at rest on a
+    floor, a few steps (its first step is the Python path's). Once per process."""
+    global _one_call_warm
+    if _one_call_warm:
+        return
+    from .scene import scene_to_world
+    w = scene_to_world(CONTACT_DOC)
+    for _ in range(3):
+        w.step()
+    _one_call_warm = True
+
+
+_one_call_warm = False
+
+
 def warm_islands():
     """The step by islands (islands.py): two stacks on a floor, split however small."""
     from . import islands

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import contact_step, interpreted, islands, step_stats
 from . import state as S
 from . import step as stages
-from . import step_stats
 from .contacts.system import ContactSystem
 from .fastcall import FastCall
 from .guard import Problem, bad_bodies, check_and_keep, zero_non_finite
@@ -275,10 +275,12 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         sleep.check_settings(self)
         if self.drag is not None:
             apply_drag(self, self.drag, self.settings.h)
-        stopped = self._start_guard()
+        one_call = self._one_call_possible()
+        stopped = 0 if one_call else self._start_guard()
         h = self.settings.h
         left = h
         total = None
+        clock = self._clock
         for cut in range(self.MAX_TOI_EVENTS + 1):
             arr = self._settings_array(self.time + (h - left))
             arr[S.S_H] = left
@@ -288,16 +290,26 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                 self._loads_on = bool(self.load_models)   # (the last one's removal: zeros)
                 if len(changed) and sleep.asleep[changed].any():
                     sleep.wake(self, changed)      # a load came, went or changed
-            C, detect_s = self.collision.detect(left)
-            if sleep.wake_touched(self, C):   # an awake body reached a sleeping island
-                C, again = self.collision.detect(left)
-                detect_s += again
-            clock = self._clock
-            self._solve(C, arr, clock)
+            code, detect_s, bad = None, 0.0, 1
+            if one_call and cut == 0:      # the stages up to the guard after the kernel
+                code, detect_s, bad = self.collision.step_in_one_call(
+                    arr, left, self.stats, self.solver_work(), clock, self._bad, self._good)
+                if code is None or code <= contact_step.BAD_START:   # (nothing done)
+                    stopped = self._start_guard()
+            if code == contact_step.STEPPED:
+                C = self.collision.C
+                self._islands.parts = 0
+            else:
+                C, detect_s = self.collision.detect(left)
+                if sleep.wake_touched(self, C):   # an awake body reached a sleeping island
+                    C, again = self.collision.detect(left)
+                    detect_s += again
+                self._solve(C, arr, clock)
             taken = float(clock[S.K_H_TAKEN])
             if not math.isfinite(taken) or taken <= 0.0:
                 taken = left
-            stopped += self._guard("became NaN or infinite", C)
+            if bad:
+                stopped += self._guard("became NaN or infinite", C)
             self.collision.finish()
             self.collision.project_depth(self.stats, taken)
             self.stats[S.T_DETECT_NS] = detect_s * 1e9
@@ -321,6 +333,22 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         self.stopped_last_step = stopped
         self.time += h
         self.steps_taken += 1
+
+    def _one_call_possible(self):
+        """Whether this step's contact stages may go through one compiled call
+        (ContactSystem.step_in_one_call, engine/contact_step.py): no drag or load to apply,
+        the start guard's poses kept, the world whole for the step kernel (_solve: too few
+        rows to split into islands), compiled kernels (not a first start's Python). (The
+        kernel itself looks whether anything sleeps.)"""
+        B, good = self.B, self._good
+        if self.drag is not None or self.load_models or self._loads_on or good is None or \
+                good[0].shape[0] != B.pos.shape[0] or self._bad.shape[0] != B.pos.shape[0] \
+                or interpreted.active():
+            return False
+        s = self.settings
+        return not (s.islands and s.solver == SOLVERS[0]) or \
+            self.collision.C.body.shape[0] + self.J.const.body.shape[0] + \
+            self.Sp.const.body.shape[0] < 2 * islands.MIN_ROWS   # (islands.plan's test)
 
     def _solve(self, C, arr, clock):
         """The step kernel on the whole world, or on each of its big islands at once

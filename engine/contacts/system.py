@@ -17,11 +17,13 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import contact_step
 from .. import state as S
 from ..collision import CollisionDetector, excluded_pair_keys
 from ..collision.detector import ALL_GROUPS, ContactSet
 from ..collision.manifold import make_contact_buffers
 from ..collision.shapes import CAPSULE, CYLINDER, SPHERE
+from ..fastcall import FastCall
 from . import anchors, depth_projection, pack
 from .depth_projection import ROUND_DEPTH  # a projection that left rows deeper: again
 from .rows import SPLIT_DEPTH
@@ -38,6 +40,14 @@ WHOLE_FIELDS = {"heavy", "free", "body_layer", "held"}   # Contacts fields not p
 # a patch's slide where its stage had no rows, keff off a joint tree, radius and face of a
 # world without curved shapes (found by filling each field of new Contacts with garbage)
 OWN_FIELDS = {"slide", "keff", "radius", "face"}
+NOT_DONE = (None, 0.0, 0)     # step_in_one_call where it does not apply
+# contact_step's arguments that may be new objects each call (FastCall): the Contacts (a new
+# row count), solver work, guard arrays, the last detection's views and memory, the poses
+ONE_CALL_LOOSE = (3, 6, 10, 11, 12, 37, 38, 40, 43, 44, 51, 52, 59, 60)
+# ... and those step_in_one_call makes itself, always of one kind: the settings (a float64
+# vector), floats, flags and counts, the detector's output buffers (make_contact_buffers),
+# this step's arrays (_one_call_arrays)
+ONE_CALL_TRUSTED = (4, 24, 25, 35, 39, 42, 45, 53, 54, 55, 56, 57, 58)
 
 
 def _rows_of(model, b):
@@ -91,6 +101,15 @@ class ContactSystem:
         self._spare_rows = None      # the arrays _spare's views are of
         self._group_key = None    # the depth projection's joint groups and their key
         self._group_cache = None
+        # step_in_one_call: the kernel, its out array, and what it hands detect(), finish()
+        # and project_depth()
+        self._one_call = FastCall(contact_step.contact_step, loose=ONE_CALL_LOOSE,
+                                  trusted=ONE_CALL_TRUSTED)
+        self._one_call_out = np.zeros(contact_step.O_SIZE)
+        self._one_call_sets = [(np.zeros((0, 2, 3)),)] * 2   # (_one_call_arrays)
+        self._detected = None     # (ContactSet, seconds)
+        self._kept = None         # (keep, hold)
+        self._reach_kept = None   # the largest motion over the step (detector.reach)
 
     # ---- tables ------------------------------------------------------------------------
     def add_bodies(self, models, first):
@@ -154,6 +173,7 @@ class ContactSystem:
         self._prev = None          # shape rows changed: nothing to match against
         self._slept = None
         self._pending = None
+        self._detected = self._kept = self._reach_kept = None
         self._pool.clear()         # (materials may have changed)
         self._spare_rows = None
         self._tables_dirty = False
@@ -204,7 +224,11 @@ class ContactSystem:
             self.C = S.empty_contacts(0, len(self.world.models))
             return self.C, time.perf_counter() - t0
         self._update_filters()
+        given, self._detected = self._detected, None
         cs = self._take_pending(h)
+        if cs is None and given is not None:      # (step_in_one_call's)
+            cs, spent = given
+            t0 -= spent
         if cs is None:
             cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h)
         n = len(cs)
@@ -216,6 +240,90 @@ class ContactSystem:
         self.last = cs
         self.C = C
         return C, time.perf_counter() - t0
+
+    # ---- a steady step in one compiled call (engine/contact_step.py) ------------------------
+    def step_in_one_call(self, given, h, stats, work, clock, bad, good):
+        """Detection, packing, the step kernel and the guard after it in one call
+        (contact_step), where the last step's Contacts take this step's rows as detect()
+        would (the pool's latest entry, matched against the plain last detection, no
+        depth projection's detection pending, tables and filters as they were). Returns
+        (contact_step's code, seconds its detection took, bodies its guard found bad), code
+        None where it does not apply (nothing done). DETECTED: detect() takes the
+        detection; STEPPED: finish() and project_depth() take what the call kept
+        (self._kept) unless the guard found a body bad."""
+        w = self.world
+        B = w.B
+        nb = B.pos.shape[0]
+        C, prev = self.C, self._prev
+        rows = C.body.shape[0]
+        if self._tables_dirty or prev is None or \
+                self._slept is not None or rows == 0 or not self.enabled or \
+                self._poses[0].shape[0] != nb or C.heavy.shape[0] != nb:
+            return NOT_DONE
+        pool = self._pool
+        key = (rows, nb)
+        if next(reversed(pool), None) != key or pool[key][0] is not C or not pool[key][1]:
+            return NOT_DONE
+        self._update_filters()
+        det = self.detector
+        if prev.n_shapes != det.n_shapes:
+            return NOT_DONE
+        pending = self._pending
+        handed = self._take_pending(h)
+        if handed is None:
+            det._cur = slot = 1 - det._cur
+            det._out = det._bufs[slot]
+        found = det._out
+        stick, keep, hold = self._one_call_arrays(rows)
+        out = self._one_call_out
+        code = self._one_call(
+            B, w.J, w.Sp, C, given, stats, work, clock, out, w.sleep.asleep, bad, good[0],
+            good[1],
+            det.shape_body, det.shape_kind, det.shape_size, det.shape_local_pos,
+            det.shape_local_rot, det.shape_radius, det.shape_group, det.shape_mask,
+            det.excluded_keys, det.poly_of_shape, det.polys, det.margin, float(h), det._sh_pos,
+            det._sh_rot, det.aabb_min, det.aabb_max, det.reach, det._order, det._state,
+            det._pair_a, det._pair_b, found, det._scratch,
+            prev.ints, prev.reals, det.n_shapes, self._prev_warm, self.body_material, False,
+            self._poses[0], self._poses[1], self._curved, self.shape_kind, self.shape_size,
+            self.shape_body, self.shape_local_pos, self.shape_local_rot, self._prev_stick,
+            self._prev_hold, STICK_DRIFT_MIN * w.settings.eps_pos, STICK_DRIFT_MAX, stick,
+            keep, hold, handed is not None, *((NO_TABLE, NO_REALS) if handed is None else
+                                              (handed.ints, handed.reals)))
+        if code == contact_step.DETECTED:
+            n_pairs, n = int(out[contact_step.O_PAIRS]), int(out[contact_step.O_ROWS])
+            if handed is not None:
+                self._detected = handed, out[contact_step.O_DETECT_NS] * 1e-9
+            elif n_pairs <= det._pair_a.shape[0] and n <= found.ints.shape[0]:
+                det.n_pairs = n_pairs
+                self._detected = det._contact_set(n), out[contact_step.O_DETECT_NS] * 1e-9
+            else:                          # (buffers to grow: detect() detects again)
+                det._cur = 1 - slot
+        elif code == contact_step.STEPPED:
+            if handed is None:
+                det.n_pairs = int(out[contact_step.O_PAIRS])
+            self.last = det._contact_set(rows) if handed is None else handed
+            self._stick = stick
+            if out[contact_step.O_BAD] == 0:
+                self._kept = keep, hold
+                self._reach_kept = float(out[contact_step.O_REACH])
+        elif code == contact_step.ALL_FIXED:   # (detected only: nothing handed)
+            det._cur = 1 - slot
+        elif handed is not None:       # (nothing done: detect() takes it as it would have)
+            self._pending = pending
+        return code, out[contact_step.O_DETECT_NS] * 1e-9, int(out[contact_step.O_BAD])
+
+    def _one_call_arrays(self, rows):
+        """This step's anchors, warm starts and held anchors for step_in_one_call: two sets
+        of each, used in turn (the last step's are this step's memory, _prev_*; nothing
+        else holds them: _keep_slept and anchors_state copy), made anew for another row
+        count."""
+        sets = self._one_call_sets
+        if sets[0][0].shape[0] != rows:
+            sets[:] = [(np.empty((rows, 2, 3)), np.empty((rows, S.WARM_SIZE)),
+                        np.empty(rows, dtype=np.bool_)) for _ in range(2)]
+        sets.reverse()
+        return sets[0]
 
     def _pack(self, cs, C, fresh, prev, prev_warm, prev_stick, prev_hold):
         """The detection into C (contacts/pack.py pack_detection: matched to the last one,
@@ -319,11 +427,12 @@ class ContactSystem:
         """After a step: the depth projection (_project_depth); then remember where every
         body is, so that the next detection can tell a body moved between steps (an edit,
         the guard) from one that crept (_pack)."""
-        self._project_depth(stats, h)
-        B = self.world.B
-        self._poses = (B.pos.copy(), B.rot.copy())
+        reach, self._reach_kept = self._reach_kept, None
+        if self._project_depth(stats, h, reach) or reach is None:
+            B = self.world.B         # (else step_in_one_call's kernel copied them)
+            self._poses = (B.pos.copy(), B.rot.copy())
 
-    def _project_depth(self, stats, h=None):
+    def _project_depth(self, stats, h=None, reach=None):
         """After a step: where it may have left depth (the position stage's own rows end
         deeper than SPLIT_DEPTH, or bodies moved enough to meet with new features), detect
         at the new state and push the deeper rows apart (depth_projection.py); again while a
@@ -332,14 +441,15 @@ class ContactSystem:
         h, its depths updated for the shifts) is what the next step would detect, and that
         step takes it if nothing changed the world in between (_take_pending). Writes
         T_DEPTH (the last detection's depth, or after its projection the projected one) and
-        T_PROJECT_NS into stats."""
+        T_PROJECT_NS into stats. reach: the detector's largest reach, if known. Returns
+        whether it projected."""
         self._pending = None
         stats[S.T_DEPTH] = stats[S.T_END_DEPTH]
         if self.last is None or len(self.last) == 0:
-            return
-        moving = float(self.detector.reach.max(initial=0.0))   # motion over h at t
-        if stats[S.T_END_DEPTH] <= SPLIT_DEPTH and moving <= SPLIT_DEPTH:
-            return
+            return False
+        moving = float(self.detector.reach.max(initial=0.0)) if reach is None else reach
+        if stats[S.T_END_DEPTH] <= SPLIT_DEPTH and moving <= SPLIT_DEPTH:   # (motion over h)
+            return False
         t0 = time.perf_counter()
         w = self.world
         B = w.B
@@ -365,6 +475,7 @@ class ContactSystem:
         self._pending = (cs, h, self._filter_sig, B.static.copy(), B.pos.copy(),
                          B.rot.copy(), B.vel.copy(), B.omega.copy())
         stats[S.T_PROJECT_NS] = (time.perf_counter() - t0) * 1e9
+        return True
 
     def _groups(self):
         """The depth projection's joint groups (depth_projection.joint_groups), kept while
@@ -406,6 +517,11 @@ class ContactSystem:
         self._impulse_of = (C.acc_n, C.acc_v, C.acc_c)
         old = (self._prev, self._prev_warm, self._prev_stick, self._prev_hold)
         self._prev = self.last
+        kept, self._kept = self._kept, None
+        if kept is not None:                # (step_in_one_call's kernel did the same)
+            self._prev_warm, self._prev_stick, self._prev_hold = kept[0], self._stick, kept[1]
+            self._keep_slept(old)
+            return
         self._prev_warm = C.keep.copy()     # the loops' impulses (contacts.keep_for_warm_start)
         if self.last is not None and len(self.last) == C.body.shape[0]:
             self._prev_stick, self._prev_hold = self._stick, self._anchors_hold()

@@ -1,0 +1,102 @@
+"""A contact step in one compiled call (issue 21): the guard at the step's start, detection,
+packing into the step's Contacts, the step kernel, the guard after it and what the next
+step's detection keeps (warm starts, friction anchors, the poses), in the order World.step
+runs them one call each (engine/world.py _plain_step). The kernels are the very ones that
+World.step calls from Python, so a step taken here is the step taken there, bit for bit
+(tests/test_contact_step.py); what it saves is the Python between them: a 10-box stack
+spent 62 us a step in Python around 6 kernel calls, a third of its step.
+
+It covers the common step, a steady one: World._one_call_possible and
+ContactSystem.step_in_one_call say when (contacts on, no drag, load or pending depth
+projection, and so on) and hand it the Contacts of the last step. It stops early, with what
+it did said by its return code, where the Python step must go on: a body asleep or a body
+bad at the start (nothing done), every body fixed (the
+start guard done), a detection of another row count than the last step's Contacts, or
+buffers too small (detection done, into the detector's buffers; nothing packed). The
+depth projection's detection, where the last step left one for this step, is handed in and
+taken instead of detecting, as the Python step does. After the
+step kernel, a body the guard must stop leaves the rest to Python too (STEPPED, with the
+bad count in out[O_BAD]).
+"""
+from numba import njit
+
+from .clock import monotonic_ns
+from .collision.pipeline import detect_kernel
+from .contacts.anchors import anchors_hold
+from .contacts.pack import pack_detection
+from .guard import bad_bodies, check_and_keep
+from .step import step
+
+ASLEEP, BAD_START, ALL_FIXED, DETECTED, STEPPED = 0, 1, 2, 3, 4   # return codes (module doc)
+O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_SIZE = 0, 1, 2, 3, 4, 5   # out's fields
+
+
+@njit(cache=True)
+def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
+                 bad, good_pos, good_rot,
+                 shape_body, shape_kind, shape_size, shape_local_pos, shape_local_rot,
+                 shape_radius, shape_group, shape_mask, excluded_keys, poly_of_shape, P,
+                 margin, h, sh_pos, sh_rot, aabb_min, aabb_max, reach, order, state,
+                 pair_a, pair_b, found, sc,
+                 prev_ints, prev_reals, n_shapes, prev_warm, material, fresh,
+                 prev_pos, prev_rot, curved, table_kind, table_size, table_body, table_pos,
+                 table_rot, prev_stick, prev_hold, free, limit, stick, keep, hold,
+                 handed, handed_ints, handed_reals):
+    """One step (module doc). found: the detector's output buffers for this detection;
+    prev_*: the last detection's rows, warm starts, anchors and the poses after the last
+    step (prev_pos, prev_rot: overwritten with the poses after this one); table_*: the
+    ContactSystem's shape table (pack_detection's); stick, keep, hold: this step's anchors,
+    warm starts and held anchors, C's row count each; asleep: the bodies asleep (any: an
+    awake body may wake them, World.step's Python looks); handed: take the detection
+    handed_ints, handed_reals (the depth projection's, ContactSystem._take_pending) rather
+    than detect."""
+    for b in range(asleep.shape[0]):
+        if asleep[b]:
+            return ASLEEP
+    if check_and_keep(B.pos, B.rot, B.vel, B.omega, B.static, bad, good_pos, good_rot) > 0:
+        return BAD_START
+    t0 = monotonic_ns()
+    ints, reals = handed_ints, handed_reals
+    n = handed_ints.shape[0]
+    if not handed:
+        moving = False
+        for b in range(B.static.shape[0]):
+            moving = moving or not B.static[b]
+        if not moving:
+            return ALL_FIXED
+        n_pairs, n = detect_kernel(B.pos, B.rot, B.vel, B.omega, B.static, shape_body,
+                                   shape_kind, shape_size, shape_local_pos, shape_local_rot,
+                                   shape_radius, shape_group, shape_mask, excluded_keys,
+                                   poly_of_shape, P, margin, h, sh_pos, sh_rot, aabb_min,
+                                   aabb_max, reach, order, state, pair_a, pair_b, found, sc)
+        out[O_PAIRS] = n_pairs
+        if n_pairs > pair_a.shape[0] or n > found.ints.shape[0]:
+            out[O_ROWS] = n
+            return DETECTED
+        ints, reals = found.ints[:n], found.reals[:n]
+    out[O_ROWS] = n
+    if n != C.body.shape[0]:
+        out[O_DETECT_NS] = monotonic_ns() - t0
+        return DETECTED
+    C.warm[:] = 0.0               # (ContactSystem._rows_for)
+    C.keep[:] = 0.0
+    pack_detection(prev_ints, prev_reals, ints, reals, n_shapes,
+                   prev_warm, material, fresh, C.body, C.anchor, C.normal, C.depth, C.warm,
+                   C.coef, B.rot, B.pos, prev_pos, prev_rot, curved, table_kind, table_size,
+                   table_body, table_pos, table_rot, C.radius, C.face, prev_stick, prev_hold,
+                   free, limit, stick, C.drift)
+    out[O_DETECT_NS] = monotonic_ns() - t0
+    step(B, J, Sp, C, given, stats, W, clock)
+    k = bad_bodies(B.pos, B.rot, B.vel, B.omega, B.static, bad)
+    out[O_BAD] = k
+    if k > 0:
+        return STEPPED
+    keep[:] = C.keep              # (ContactSystem.finish)
+    anchors_hold(C.first, C.acc_n, C.acc_t, C.coef, C.slide, hold)
+    top = 0.0                     # (ContactSystem.project_depth)
+    for s in range(reach.shape[0]):
+        top = max(top, reach[s])
+    out[O_REACH] = top
+    prev_pos[:] = B.pos
+    prev_rot[:] = B.rot
+    return STEPPED

@@ -1,0 +1,159 @@
+"""engine/contact_step.py: a steady contact step in one compiled call gives the step that
+World.step's Python path gives, bit for bit, over scenes, step sizes and sleeping; it is
+taken where it applies, and each way out of it (a drag, a collision time that cuts the
+step, another row count, a body the guard stops) ends as the Python path does."""
+import os
+
+import numpy as np
+import pytest
+
+from impulse.engine import contact_step
+from impulse.engine import world as world_module
+from impulse.engine.bench.overhead import kernel_clock
+from impulse.engine.scene import load_scene, scene_to_world
+from impulse.engine.scenes_list import SCENES_DIR
+
+
+def _load(name, h, sleeping):
+    w = load_scene(os.path.join(SCENES_DIR, f"{name}.json"))
+    w.settings.h = h
+    w.settings.sleeping = sleeping
+    return w
+
+
+class OneCallCount:
+    """Counts step_in_one_call's return codes (a spy on the ContactSystem's method)."""
+
+    def __init__(self, w):
+        self.codes = []
+        inner = w.collision.step_in_one_call
+
+        def spy(*args):
+            result = inner(*args)
+            self.codes.append(result[0])
+            return result
+        w.collision.step_in_one_call = spy
+
+    def stepped(self):
+        return sum(c == contact_step.STEPPED for c in self.codes)
+
+
+def _python_only(monkeypatch):
+    monkeypatch.setattr(world_module.World, "_one_call_possible", lambda self: False)
+
+
+def _same(a, b):
+    for f in ("pos", "rot", "vel", "omega"):
+        x, y = getattr(a.B, f), getattr(b.B, f)
+        assert np.array_equal(x, y), f"{f} differs by {np.abs(x - y).max():.3e}"
+    assert a.time == b.time
+
+
+@pytest.mark.parametrize("name, h, steps, sleeping", [
+    ("box_stack", 1 / 60, 120, False),
+    ("box_stack", 1 / 30, 60, True),
+    ("box_stack", 0.001, 300, False),
+    ("pyramid", 1 / 60, 90, False),
+    ("pyramid", 1 / 90, 90, True),
+    ("tall_tower", 1 / 60, 90, False),
+    ("newtons_cradle", 1 / 60, 120, False),
+    ("rolling_bodies", 1 / 60, 120, True),
+    ("spinning_top", 1 / 90, 120, False),
+    ("rod_table", 1 / 60, 90, False),
+    ("four_balls", 0.001, 300, True),
+    ("bouncing_balls", 1 / 30, 90, False),
+])
+def test_one_call_steps_as_the_python_path_bit_for_bit(name, h, steps, sleeping, monkeypatch):
+    a = _load(name, h, sleeping)
+    count = OneCallCount(a)
+    for _ in range(steps):
+        a.step()
+    _python_only(monkeypatch)
+    b = _load(name, h, sleeping)
+    for _ in range(steps):
+        b.step()
+    _same(a, b)
+    # (a sleeping island's rows are kept apart from the detection: the Python path)
+    assert count.stepped() >= (10 if sleeping else steps // 3), (name, count.codes[-10:])
+    assert a.problems == b.problems == []
+
+
+def test_a_resting_stack_takes_one_compiled_call_a_step():
+    w = _load("box_stack", 1 / 60, False)
+    for _ in range(30):
+        w.step()
+    with kernel_clock() as clock:
+        for _ in range(10):
+            w.step()
+    assert clock.calls == 10
+
+
+def _ball_doc(vy):
+    return {"format": "impulse-scene", "version": 1, "settings": {"h": 1 / 60},
+            "bodies": [{"name": "ground", "fixed": True, "shape": {"type": "plane"}},
+                       {"name": "box", "mass": 1.0, "position": [0, 0.1, 0],
+                        "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}},
+                       {"name": "ball", "mass": 1.0, "position": [1.0, 0.1, 0],
+                        "velocity": [0, vy, 0], "material": {"restitution": 0.8},
+                        "shape": {"type": "sphere", "radius": 0.1}}]}
+
+
+def _ways_out(spy):
+    """A box at rest and a ball: the ball thrown down onto the floor (new rows: DETECTED),
+    bouncing (its collision time cuts steps: the rest of each in Python), then the box
+    dragged (the Python path all along) and let go."""
+    w = scene_to_world(_ball_doc(0.0), "ways")
+    count = OneCallCount(w) if spy else None
+    toi = 0
+    for _ in range(20):
+        w.step()
+    w.B.vel[2] = (0.0, -6.0, 0.0)
+    w.B.pos[2, 1] = 0.6
+    for _ in range(40):
+        w.step()
+        toi += w.last_step()["toi_events"]
+    w.drag_start(1, w.B.pos[1] + [0.0, 0.1, 0.0])
+    for _ in range(10):
+        w.drag_to(w.B.pos[1] + [0.05, 0.2, 0.0])
+        w.step()
+    w.drag_stop()
+    for _ in range(30):
+        w.step()
+    return w, count, toi
+
+
+def test_ways_out_new_rows_a_collision_time_and_a_drag_end_as_the_python_path(monkeypatch):
+    a, count, toi = _ways_out(spy=True)
+    assert contact_step.DETECTED in count.codes
+    assert count.stepped() >= 20
+    assert len(count.codes) < 100          # (the drag's steps do not ask)
+    assert toi > 0
+    _python_only(monkeypatch)
+    b, _, toi_b = _ways_out(spy=False)
+    _same(a, b)
+    assert toi == toi_b
+
+
+def _bad_bodies(spy):
+    w = _load("box_stack", 1 / 60, False)
+    count = OneCallCount(w) if spy else None
+    for _ in range(20):
+        w.step()
+    w.B.vel[3, 0] = np.nan           # before a step: BAD_START, the Python guard stops it
+    for _ in range(6):
+        w.step()
+    w.B.omega[5, 1] = 1e300          # infinite within the step: the guard after the kernel
+    for _ in range(5):
+        w.step()
+    return w, count
+
+
+def test_a_body_that_goes_bad_is_stopped_as_on_the_python_path(monkeypatch):
+    a, count = _bad_bodies(spy=True)
+    assert contact_step.BAD_START in count.codes
+    _python_only(monkeypatch)
+    b, _ = _bad_bodies(spy=False)
+    _same(a, b)
+    assert [(p.step, p.body, p.reason) for p in a.problems] == \
+        [(p.step, p.body, p.reason) for p in b.problems]
+    assert len(a.problems) == 2
