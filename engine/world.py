@@ -268,7 +268,10 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         that moment (Schmitt sec. 11's collision time, contacts.contact_time) and the rest
         follows as further sub-steps, each with its own detection, at most MAX_TOI_EVENTS
         cuts a step (more: T_CAP_HIT). The finite-state guard (guard.py) runs before
-        detection and after each sub-step's kernel."""
+        detection and after each sub-step's kernel. A steady step's first sub-step runs
+        from the start guard to the guard after the kernel in one compiled call
+        (contact_step.py, via ContactSystem.step_in_one_call), the same kernels in the same
+        order; what it leaves undone, this loop does as it would have."""
         self._check_order()
         sleep = self.sleep
         sleep.fit(len(self.models), self.J.const.kind.shape[0])
