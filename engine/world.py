@@ -340,13 +340,14 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
     def _one_call_possible(self):
         """Whether this step's contact stages may go through one compiled call
         (ContactSystem.step_in_one_call, engine/contact_step.py): no drag or load to apply,
-        the start guard's poses kept, the world whole for the step kernel (_solve: too few
-        rows to split into islands), compiled kernels (not a first start's Python). (The
-        kernel itself looks whether anything sleeps.)"""
+        the start guard's poses kept, nothing asleep (an awake body may wake it; a settled
+        scene asleep would pay the call for nothing), the world whole for the step kernel
+        (_solve: too few rows to split into islands), compiled kernels (not a first start's
+        Python)."""
         B, good = self.B, self._good
         if self.drag is not None or self.load_models or self._loads_on or good is None or \
                 good[0].shape[0] != B.pos.shape[0] or self._bad.shape[0] != B.pos.shape[0] \
-                or interpreted.active():
+                or interpreted.active() or self.sleep.asleep.any():
             return False
         s = self.settings
         return not (s.islands and s.solver == SOLVERS[0]) or \
