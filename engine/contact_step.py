@@ -31,7 +31,7 @@ ASLEEP, BAD_START, ALL_FIXED, DETECTED, STEPPED = 0, 1, 2, 3, 4   # return codes
 O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_SIZE = 0, 1, 2, 3, 4, 5   # out's fields
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)     # (the viewer's physics thread: the UI draws meanwhile)
 def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
                  bad, good_pos, good_rot,
                  shape_body, shape_kind, shape_size, shape_local_pos, shape_local_rot,

@@ -157,3 +157,9 @@ def test_a_body_that_goes_bad_is_stopped_as_on_the_python_path(monkeypatch):
     assert [(p.step, p.body, p.reason) for p in a.problems] == \
         [(p.step, p.body, p.reason) for p in b.problems]
     assert len(a.problems) == 2
+
+
+def test_the_one_call_lets_other_threads_run():
+    """The viewer steps in a physics thread while its UI draws: the call releases the GIL,
+    as the step kernel does."""
+    assert contact_step.contact_step.targetoptions.get("nogil") is True
