@@ -245,8 +245,9 @@ class ContactSystem:
     def step_in_one_call(self, given, h, stats, work, clock, bad, good):
         """Detection, packing, the step kernel and the guard after it in one call
         (contact_step), where the last step's Contacts take this step's rows as detect()
-        would (the pool's latest entry, matched against the plain last detection, no
-        depth projection's detection pending, tables and filters as they were). Returns
+        would (the pool's latest entry, matched against the plain last detection, tables
+        and filters as they were; a depth projection's pending detection, where
+        _take_pending gives it, is handed in rather than detecting). Returns
         (contact_step's code, seconds its detection took, bodies its guard found bad), code
         None where it does not apply (nothing done). DETECTED: detect() takes the
         detection; STEPPED: finish() and project_depth() take what the call kept
