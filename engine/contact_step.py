@@ -28,7 +28,9 @@ from .guard import bad_bodies, check_and_keep
 from .step import step
 
 ASLEEP, BAD_START, ALL_FIXED, DETECTED, STEPPED = 0, 1, 2, 3, 4   # return codes (module doc)
-O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_SIZE = 0, 1, 2, 3, 4, 5   # out's fields
+# out's fields: pairs and rows detected, bad bodies, detection's time, largest reach, whether
+# it detected (else it took the handed detection)
+O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_DETECTED, O_SIZE = 0, 1, 2, 3, 4, 5, 6
 
 
 @njit(cache=True, nogil=True)     # (the viewer's physics thread: the UI draws meanwhile)
@@ -41,15 +43,16 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
                  prev_ints, prev_reals, n_shapes, prev_warm, material, fresh,
                  prev_pos, prev_rot, curved, table_kind, table_size, table_body, table_pos,
                  table_rot, prev_stick, prev_hold, free, limit, stick, keep, hold,
-                 handed, handed_ints, handed_reals):
+                 handed, handed_ints, handed_reals, was_static, was_pos, was_rot, was_vel,
+                 was_omega):
     """One step (module doc). found: the detector's output buffers for this detection;
     prev_*: the last detection's rows, warm starts, anchors and the poses after the last
     step (prev_pos, prev_rot: overwritten with the poses after this one); table_*: the
     ContactSystem's shape table (pack_detection's); stick, keep, hold: this step's anchors,
     warm starts and held anchors, C's row count each; asleep: the bodies asleep (any: an
     awake body may wake them, World.step's Python looks); handed: take the detection
-    handed_ints, handed_reals (the depth projection's, ContactSystem._take_pending) rather
-    than detect."""
+    handed_ints, handed_reals (the depth projection's) rather than detect, if the bodies are
+    still as it left them (was_*: ContactSystem._take_pending's test, np.array_equal)."""
     for b in range(asleep.shape[0]):
         if asleep[b]:
             return ASLEEP
@@ -58,11 +61,15 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
     t0 = monotonic_ns()
     ints, reals = handed_ints, handed_reals
     n = handed_ints.shape[0]
+    handed = handed and _equal(was_static, B.static) and _equal(was_pos, B.pos) and \
+        _equal(was_rot, B.rot) and _equal(was_vel, B.vel) and _equal(was_omega, B.omega)
+    out[O_DETECTED] = 0.0 if handed else 1.0
     if not handed:
         moving = False
         for b in range(B.static.shape[0]):
             moving = moving or not B.static[b]
         if not moving:
+            out[O_DETECTED] = 0.0
             return ALL_FIXED
         n_pairs, n = detect_kernel(B.pos, B.rot, B.vel, B.omega, B.static, shape_body,
                                    shape_kind, shape_size, shape_local_pos, shape_local_rot,
@@ -100,3 +107,15 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
     prev_pos[:] = B.pos
     prev_rot[:] = B.rot
     return STEPPED
+
+
+@njit(cache=True)
+def _equal(a, b):
+    """np.array_equal of two C-contiguous arrays (NaN equals nothing)."""
+    if a.shape != b.shape:
+        return False
+    x, y = a.reshape(-1), b.reshape(-1)
+    for i in range(x.shape[0]):
+        if x[i] != y[i]:
+            return False
+    return True

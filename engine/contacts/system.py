@@ -43,7 +43,7 @@ OWN_FIELDS = {"slide", "keff", "radius", "face"}
 NOT_DONE = (None, 0.0, 0)     # step_in_one_call where it does not apply
 # contact_step's arguments that may be new objects each call (FastCall): the Contacts (a new
 # row count), solver work, guard arrays, the last detection's views and memory, the poses
-ONE_CALL_LOOSE = (3, 6, 10, 11, 12, 37, 38, 40, 43, 44, 51, 52, 59, 60)
+ONE_CALL_LOOSE = (3, 6, 10, 11, 12, 37, 38, 40, 43, 44, 51, 52, 59, 60, 61, 62, 63, 64, 65)
 # ... and those step_in_one_call makes itself, always of one kind: the settings (a float64
 # vector), floats, flags and counts, the detector's output buffers (make_contact_buffers),
 # this step's arrays (_one_call_arrays)
@@ -269,12 +269,12 @@ class ContactSystem:
         det = self.detector
         if prev.n_shapes != det.n_shapes:
             return NOT_DONE
-        pending = self._pending
-        handed = self._take_pending(h)
-        if handed is None:
-            det._cur = slot = 1 - det._cur
-            det._out = det._bufs[slot]
-        found = det._out
+        pending, self._pending = self._pending, None
+        handed = pending[0] if pending is not None and pending[1] == h and \
+            pending[2] == self._filter_sig else None   # (its bodies: compared in the call)
+        was = pending[3:] if handed is not None else (B.static, B.pos, B.rot, B.vel, B.omega)
+        slot = 1 - det._cur
+        found = det._bufs[slot]
         stick, keep, hold = self._one_call_arrays(rows)
         out = self._one_call_out
         code = self._one_call(
@@ -290,28 +290,25 @@ class ContactSystem:
             self.shape_body, self.shape_local_pos, self.shape_local_rot, self._prev_stick,
             self._prev_hold, STICK_DRIFT_MIN * w.settings.eps_pos, STICK_DRIFT_MAX, stick,
             keep, hold, handed is not None, *((NO_TABLE, NO_REALS) if handed is None else
-                                              (handed.ints, handed.reals)))
+                                              (handed.ints, handed.reals)), *was)
+        if code <= contact_step.BAD_START:   # nothing done: detect() takes it as it would
+            self._pending = pending
+            return code, 0.0, 0
+        n_pairs, n = int(out[contact_step.O_PAIRS]), int(out[contact_step.O_ROWS])
+        detected = out[contact_step.O_DETECTED] != 0.0
+        if detected and n_pairs <= det._pair_a.shape[0] and n <= found.ints.shape[0]:
+            det._cur, det._out, det.n_pairs = slot, found, n_pairs   # (as detector.detect)
+        elif detected:                   # buffers to grow: detect() detects again
+            return code, 0.0, 0
+        cs = det._contact_set(n) if detected else handed
         if code == contact_step.DETECTED:
-            n_pairs, n = int(out[contact_step.O_PAIRS]), int(out[contact_step.O_ROWS])
-            if handed is not None:
-                self._detected = handed, out[contact_step.O_DETECT_NS] * 1e-9
-            elif n_pairs <= det._pair_a.shape[0] and n <= found.ints.shape[0]:
-                det.n_pairs = n_pairs
-                self._detected = det._contact_set(n), out[contact_step.O_DETECT_NS] * 1e-9
-            else:                          # (buffers to grow: detect() detects again)
-                det._cur = 1 - slot
+            self._detected = cs, out[contact_step.O_DETECT_NS] * 1e-9
         elif code == contact_step.STEPPED:
-            if handed is None:
-                det.n_pairs = int(out[contact_step.O_PAIRS])
-            self.last = det._contact_set(rows) if handed is None else handed
+            self.last = cs
             self._stick = stick
             if out[contact_step.O_BAD] == 0:
                 self._kept = keep, hold
                 self._reach_kept = float(out[contact_step.O_REACH])
-        elif code == contact_step.ALL_FIXED:   # (detected only: nothing handed)
-            det._cur = 1 - slot
-        elif handed is not None:       # (nothing done: detect() takes it as it would have)
-            self._pending = pending
         return code, out[contact_step.O_DETECT_NS] * 1e-9, int(out[contact_step.O_BAD])
 
     def _one_call_arrays(self, rows):
