@@ -163,3 +163,23 @@ def test_the_one_call_lets_other_threads_run():
     """The viewer steps in a physics thread while its UI draws: the call releases the GIL,
     as the step kernel does."""
     assert contact_step.contact_step.targetoptions.get("nogil") is True
+
+
+def _nudged(spy):
+    """Bouncing balls, a ball's velocity changed between steps now and then: the depth
+    projection's detection left for the next step no longer fits, and is not taken."""
+    w = _load("bouncing_balls", 1 / 60, False)
+    count = OneCallCount(w) if spy else None
+    for k in range(90):
+        if k % 7 == 3:
+            w.B.vel[1, 0] += 0.3
+        w.step()
+    return w, count
+
+
+def test_a_depth_projections_detection_is_taken_only_where_it_still_fits(monkeypatch):
+    a, count = _nudged(spy=True)
+    assert count.stepped() >= 30
+    _python_only(monkeypatch)
+    b, _ = _nudged(spy=False)
+    _same(a, b)
