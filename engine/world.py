@@ -293,7 +293,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                 self._loads_on = bool(self.load_models)   # (the last one's removal: zeros)
                 if len(changed) and sleep.asleep[changed].any():
                     sleep.wake(self, changed)      # a load came, went or changed
-            code, detect_s, bad = None, 0.0, 1
+            code, detect_s, bad = None, 0.0, 0
             if one_call and cut == 0:      # the stages up to the guard after the kernel
                 code, detect_s, bad = self.collision.step_in_one_call(
                     arr, left, self.stats, self.solver_work(), clock, self._bad, self._good)
@@ -311,7 +311,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
             taken = float(clock[S.K_H_TAKEN])
             if not math.isfinite(taken) or taken <= 0.0:
                 taken = left
-            if bad:
+            if code != contact_step.STEPPED or bad:   # (the call's guard found none: done)
                 stopped += self._guard("became NaN or infinite", C)
             self.collision.finish()
             self.collision.project_depth(self.stats, taken)

@@ -183,3 +183,32 @@ def test_a_depth_projections_detection_is_taken_only_where_it_still_fits(monkeyp
     _python_only(monkeypatch)
     b, _ = _nudged(spy=False)
     _same(a, b)
+
+
+def _bad_in_a_detected_step(spy):
+    """The ball put onto the floor and the box sent up past guard.RUNAWAY within the step
+    (new rows: the call hands the detection back, DETECTED): the guard after the kernel
+    must stop the box in that step, as the Python path does."""
+    w = scene_to_world(_ball_doc(0.0), "bad")
+    count = OneCallCount(w) if spy else None
+    for _ in range(30):
+        w.step()
+    w.B.pos[2, 1] = 0.1
+    w.B.pos[1, 1] = 0.999e10             # (fine at the start; 1.01e10 after the step)
+    w.B.vel[1, 1] = 0.9e10
+    w.step()
+    for _ in range(3):
+        w.step()
+    return w, count
+
+
+def test_a_body_that_goes_bad_in_a_step_the_call_hands_back_is_stopped_in_that_step(
+        monkeypatch):
+    a, count = _bad_in_a_detected_step(spy=True)
+    assert count.codes[29] == contact_step.DETECTED    # (the first step does not ask)
+    _python_only(monkeypatch)
+    b, _ = _bad_in_a_detected_step(spy=False)
+    assert [(p.step, p.body, p.reason) for p in a.problems] == \
+        [(p.step, p.body, p.reason) for p in b.problems]
+    assert [p.step for p in a.problems] == [31]
+    _same(a, b)
