@@ -1,7 +1,8 @@
 """A contact step in one compiled call (issue 21): the guard at the step's start, detection,
-packing into the step's Contacts, the step kernel, the guard after it and what the next
-step's detection keeps (warm starts, friction anchors, the poses), in the order World.step
-runs them one call each (engine/world.py _plain_step). The kernels are the very ones that
+packing into the step's Contacts, the step kernel, the guard after it, what the next
+step's detection keeps (warm starts, friction anchors, the poses) and the depth projection
+after the step, in the order World.step runs them one call each (engine/world.py
+_plain_step). The kernels are the very ones that
 World.step calls from Python, so a step taken here is the step taken there, bit for bit
 (tests/test_contact_step.py); what it saves is the Python between them: a 10-box stack
 spent 62 us a step in Python around 6 kernel calls, a third of its step.
@@ -18,19 +19,31 @@ taken instead of detecting, as the Python step does. After the
 step kernel, a body the guard must stop leaves the rest to Python too (STEPPED, with the
 bad count in out[O_BAD]).
 """
+import numpy as np
 from numba import njit
 
 from .clock import monotonic_ns
 from .collision.pipeline import detect_kernel
 from .contacts.anchors import anchors_hold
+from .contacts.depth_projection import (
+    GROW,
+    NOT_NEEDED,
+    RES_BEFORE,
+    RES_ROWS,
+    keep_pending,
+    project_rounds,
+)
 from .contacts.pack import pack_detection
+from .contacts.rows import SPLIT_DEPTH
 from .guard import bad_bodies, check_and_keep
+from .state import K_H_TAKEN, T_DEPTH, T_END_DEPTH, T_PROJECT_NS
 from .step import step
 
 ASLEEP, BAD_START, ALL_FIXED, DETECTED, STEPPED = 0, 1, 2, 3, 4   # return codes (module doc)
 # out's fields: pairs and rows detected, bad bodies, detection's time, largest reach, whether
-# it detected (else it took the handed detection)
-O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_DETECTED, O_SIZE = 0, 1, 2, 3, 4, 5, 6
+# it detected (else it took the handed detection), the depth projection's status and rounds
+O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_DETECTED, O_PROJECTED, O_ROUNDS, O_SIZE = \
+    range(9)
 
 
 @njit(cache=True, nogil=True)     # (the viewer's physics thread: the UI draws meanwhile)
@@ -44,7 +57,9 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
                  prev_pos, prev_rot, curved, table_kind, table_size, table_body, table_pos,
                  table_rot, prev_stick, prev_hold, free, limit, stick, keep, hold,
                  handed, handed_ints, handed_reals, was_static, was_pos, was_rot, was_vel,
-                 was_omega):
+                 was_omega, spare, group, group_inv_mass, group_free, shift, moved, eps,
+                 sweeps, rounds, contact_margin, res, pend_ints, pend_reals, pend_static,
+                 pend_pos, pend_rot, pend_vel, pend_omega):
     """One step (module doc). found: the detector's output buffers for this detection;
     prev_*: the last detection's rows, warm starts, anchors and the poses after the last
     step (prev_pos, prev_rot: overwritten with the poses after this one); table_*: the
@@ -52,7 +67,13 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
     warm starts and held anchors, C's row count each; asleep: the bodies asleep (any: an
     awake body may wake them, World.step's Python looks); handed: take the detection
     handed_ints, handed_reals (the depth projection's) rather than detect, if the bodies are
-    still as it left them (was_*: ContactSystem._take_pending's test, np.array_equal)."""
+    still as it left them (was_*: ContactSystem._take_pending's test, np.array_equal).
+    After the step, the depth projection where the step may have left depth
+    (ContactSystem._project_depth's test; contacts/depth_projection.py project_rounds into
+    spare, over the joint groups group*, scratch shift and moved, res its results), and what
+    the next step takes from it (keep_pending into pend_*); out[O_PROJECTED] says what was
+    done (depth_projection's NOT_NEEDED, PROJECTED, GROW: rounds left to Python,
+    out[O_ROUNDS] of them done)."""
     for b in range(asleep.shape[0]):
         if asleep[b]:
             return ASLEEP
@@ -104,6 +125,26 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
     for s in range(reach.shape[0]):
         top = max(top, reach[s])
     out[O_REACH] = top
+    out[O_PROJECTED] = NOT_NEEDED
+    stats[T_DEPTH] = stats[T_END_DEPTH]
+    if stats[T_END_DEPTH] > SPLIT_DEPTH or top > SPLIT_DEPTH:   # (motion over h)
+        t1 = monotonic_ns()
+        taken = clock[K_H_TAKEN]
+        if not (taken > 0.0 and taken < np.inf):
+            taken = h
+        status, done = project_rounds(
+            B.pos, B.rot, B.vel, B.omega, B.static, shape_body, shape_kind, shape_size,
+            shape_local_pos, shape_local_rot, shape_radius, shape_group, shape_mask,
+            excluded_keys, poly_of_shape, P, margin, taken, sh_pos, sh_rot, aabb_min, aabb_max,
+            reach, order, state, pair_a, pair_b, spare, sc, group, group_inv_mass, group_free,
+            shift, moved, eps, sweeps, rounds, contact_margin, stats, res)
+        out[O_PROJECTED], out[O_ROUNDS] = status, done
+        if status == GROW:
+            return STEPPED
+        keep_pending(spare, int(res[RES_ROWS]), res[RES_BEFORE], group, shift, pend_ints,
+                     pend_reals, pend_static, pend_pos, pend_rot, pend_vel, pend_omega,
+                     B.static, B.pos, B.rot, B.vel, B.omega)
+        stats[T_PROJECT_NS] = monotonic_ns() - t1
     prev_pos[:] = B.pos
     prev_rot[:] = B.rot
     return STEPPED

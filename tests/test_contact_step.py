@@ -212,3 +212,76 @@ def test_a_body_that_goes_bad_in_a_step_the_call_hands_back_is_stopped_in_that_s
         [(p.step, p.body, p.reason) for p in b.problems]
     assert [p.step for p in a.problems] == [31]
     _same(a, b)
+
+
+@pytest.mark.parametrize("name, h", [("spinning_top", 1 / 60), ("newtons_cradle", 1 / 90),
+                                     ("rolling_bodies", 1 / 30)])
+def test_the_depth_projection_runs_in_the_same_call(name, h):
+    """Moving bodies: the projection after each step (a detection at t + h, kept for the
+    next step) runs inside the one call: one compiled call a step, a pending detection
+    after it."""
+    w = _load(name, h, False)
+    count = OneCallCount(w)
+    for _ in range(30):
+        w.step()
+    calls = []        # of the steps the call took whole and projected after
+    with kernel_clock() as clock:
+        for _ in range(40):
+            clock.calls, n = 0, len(count.codes)
+            w.step()
+            made = clock.calls
+            if count.codes[n:] == [contact_step.STEPPED] and \
+                    w.collision._pending is not None and w.last_step()["project_ms"] > 0 \
+                    and w.last_step()["toi_events"] == 0:   # (a cut step: Python's sub-steps)
+                calls.append(made)
+    assert len(calls) >= 20 and set(calls) == {1}, calls
+
+
+def _outgrown(shrink):
+    """Newton's cradle, whose projection detects after every step; with shrink, the spare
+    detection buffers cut to one row before some steps, so the projection's detection inside
+    the call does not fit and the call leaves the rounds to Python (GROW)."""
+    from impulse.engine.collision.manifold import make_contact_buffers
+    from impulse.engine.contacts import depth_projection
+
+    w = _load("newtons_cradle", 1 / 60, False)
+    status = []
+    inner = w.collision.project_depth
+
+    def spy(*args):
+        p = w.collision._projected
+        status.append(None if p is None else p[0])
+        return inner(*args)
+    w.collision.project_depth = spy
+    for i in range(80):
+        if shrink and i % 10 == 5 and len(w.collision.detector._bufs) == 3:
+            w.collision.detector._bufs[2] = make_contact_buffers(1)
+        w.step()
+    return w, status.count(depth_projection.GROW)
+
+
+def test_a_projection_detection_that_outgrows_its_buffers_goes_on_in_python():
+    a, grown = _outgrown(True)
+    b, none = _outgrown(False)
+    assert grown >= 5 and none == 0
+    _same(a, b)
+    assert a.problems == b.problems == []
+
+
+def test_pending_detections_never_share_memory_with_those_still_in_use():
+    """The depth projection's detection is kept in one of three buffer sets; the one it
+    writes is never the one the step took (the last detection) or the one before it (what
+    packing matched against)."""
+    w = _load("bouncing_balls", 1 / 60, False)
+    c = w.collision
+    seen = set()
+    for _ in range(120):
+        w.step()
+        if c._pending is None:
+            continue
+        pending = c._pending[0].ints
+        seen.add(id(pending.base))
+        for other in (c.last, c._prev):
+            if other is not None and other is not c._pending[0]:
+                assert not np.shares_memory(pending, other.ints)
+    assert len(seen) == 3

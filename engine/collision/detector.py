@@ -226,8 +226,7 @@ class CollisionDetector:
         ContactSets in them) alone (a check between two steps)."""
         body_static = np.ascontiguousarray(body_static, dtype=np.bool_)
         if spare:
-            if len(self._bufs) < 3:
-                self._bufs.append(make_contact_buffers(self._contacts_cap))
+            self.spare_buffers()
             slot = 2
         else:
             self._cur = 1 - self._cur
@@ -245,19 +244,32 @@ class CollisionDetector:
                 self._sh_pos, self._sh_rot, self.aabb_min, self.aabb_max, self.reach,
                 self._order, self._state, self._pair_a, self._pair_b, self._out,
                 self._scratch)
-            if n_pairs > self._pairs_cap:
-                self._pairs_cap = max(2 * self._pairs_cap, n_pairs + n_pairs // 4)
-                self._pair_a = np.zeros(self._pairs_cap, np.int64)
-                self._pair_b = np.zeros(self._pairs_cap, np.int64)
-                continue
-            if n > self._out.ints.shape[0]:
-                self._contacts_cap = max(2 * self._contacts_cap, n + n // 4)
-                self._out = make_contact_buffers(self._contacts_cap)
-                self._bufs[slot] = self._out
-                continue
-            break
+            if not self.grow(n_pairs, n, slot):
+                break
         self.n_pairs = n_pairs
         return self._contact_set(n)
+
+    def spare_buffers(self):
+        """The third output buffers (detect with spare), made where missing."""
+        if len(self._bufs) < 3:
+            self._bufs.append(make_contact_buffers(self._contacts_cap))
+        return self._bufs[2]
+
+    def grow(self, n_pairs, n, slot):
+        """After a detection into the output buffers `slot` found n_pairs pairs and n rows:
+        the pair buffers grown where they were short, else those output buffers where they
+        were; returns whether one grew (then the detection is to be made again)."""
+        if n_pairs > self._pairs_cap:
+            self._pairs_cap = max(2 * self._pairs_cap, n_pairs + n_pairs // 4)
+            self._pair_a = np.zeros(self._pairs_cap, np.int64)
+            self._pair_b = np.zeros(self._pairs_cap, np.int64)
+            return True
+        if n > self._bufs[slot].ints.shape[0]:
+            self._contacts_cap = max(2 * self._contacts_cap, n + n // 4)
+            self._bufs[slot] = make_contact_buffers(self._contacts_cap)
+            self._out = self._bufs[slot]
+            return True
+        return False
 
     def collide(self, a, b, body_pos, body_rot, body_vel, body_omega, body_static, h=0.0):
         """Contacts of the one shape pair (a as A, b as B) without broad phase or filters

@@ -34,14 +34,89 @@ from numba import njit
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from .. import state as S
 from ..collision.manifold import I_BA, I_BB, R_DEPTH, R_N, R_W
+from ..collision.pipeline import detect_kernel
 from .rows import SPLIT_DEPTH
 
 TINY = 1e-12
 STALL_SWEEPS = 4    # sweeps between two measures of the residual (module doc)
 STALL_RATIO = 0.9   # the residual must fall below this part of the last measure
-ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] deeper rows: no stop on a stall; system.py checks
-                                # again after a projection that left such rows
+ROUND_DEPTH = 2 * SPLIT_DEPTH   # [m] deeper rows: no stop on a stall; project_rounds
+                                # detects again after a projection that left such rows
+PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
+# project_rounds' status (R_*) and its res fields (pairs and rows of the detection that did
+# not fit its buffers; the deepest row before the last projection)
+NOT_NEEDED, PROJECTED, GROW = 0, 1, 2
+RES_PAIRS, RES_ROWS, RES_BEFORE, RES_SIZE = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def project_rounds(pos, rot, vel, omega, static, shape_body, shape_kind, shape_size,
+                   shape_local_pos, shape_local_rot, shape_radius, shape_group, shape_mask,
+                   excluded_keys, poly_of_shape, P, margin, h, sh_pos, sh_rot, aabb_min,
+                   aabb_max, reach, order, state, pair_a, pair_b, found, sc, group, inv_mass,
+                   free, shift, moved, eps, sweeps, rounds, contact_margin, stats, res):
+    """After a step (ContactSystem._project_depth, which says when): up to `rounds` times,
+    detect at the state after the step into `found` (speculative over h: the detector's
+    arrays, collision/pipeline.py detect_kernel, as CollisionDetector.detect with spare)
+    and project its rows (project); again while a projection left rows deeper than
+    ROUND_DEPTH or shifted a body by the detection margin (contact_margin) or more (a pair
+    the detection did not list may have been reached). Writes T_DEPTH. Returns (status,
+    rounds done): GROW where a detection did not fit its buffers (res: its pair and row
+    counts; nothing projected in that round: grow them and go on with the rounds left);
+    else PROJECTED, with found's first res[RES_ROWS] rows the last detection and
+    res[RES_BEFORE] its deepest row before its projection."""
+    everything_fixed = True
+    for b in range(static.shape[0]):
+        everything_fixed = everything_fixed and static[b]
+    for r in range(rounds):
+        n_pairs, n = 0, 0
+        if not everything_fixed:   # (static pairs never collide: CollisionDetector.detect)
+            n_pairs, n = detect_kernel(pos, rot, vel, omega, static, shape_body, shape_kind,
+                                       shape_size, shape_local_pos, shape_local_rot,
+                                       shape_radius, shape_group, shape_mask, excluded_keys,
+                                       poly_of_shape, P, margin, h, sh_pos, sh_rot, aabb_min,
+                                       aabb_max, reach, order, state, pair_a, pair_b, found,
+                                       sc)
+        res[RES_PAIRS], res[RES_ROWS] = n_pairs, n
+        if n_pairs > pair_a.shape[0] or n > found.ints.shape[0]:
+            return GROW, r
+        body = np.empty((n, 2), dtype=np.int64)
+        normal = np.empty((n, 3))
+        depth = np.empty(n)
+        for c in range(n):
+            body[c, 0], body[c, 1] = found.ints[c, I_BA], found.ints[c, I_BB]
+            for i in range(3):
+                normal[c, i] = found.reals[c, R_N + i]
+            depth[c] = found.reals[c, R_DEPTH]
+        before, after, largest, _ = project(pos, group, inv_mass, free, body, normal, depth,
+                                            eps, sweeps, np.empty(n), shift, moved)
+        res[RES_BEFORE] = before
+        stats[S.T_DEPTH] = after
+        # done: nothing deep; or all pushed out by shifts smaller than the detection margin
+        if before <= SPLIT_DEPTH or (after <= ROUND_DEPTH and largest < contact_margin):
+            break
+    return PROJECTED, rounds
+
+
+@njit(cache=True, nogil=True)
+def keep_pending(found, n, before, group, shift, ints, reals, was_static, was_pos, was_rot,
+                 was_vel, was_omega, static, pos, rot, vel, omega):
+    """What the next step's detection takes if nothing changes before it
+    (ContactSystem._take_pending): the last detection of project_rounds (found's first n
+    rows) into ints, reals, its rows moved by the projection's shifts where it projected
+    (before: its deepest row before), and the bodies' state (static ... omega) into
+    was_*."""
+    ints[:n] = found.ints[:n]
+    reals[:n] = found.reals[:n]
+    if before > SPLIT_DEPTH:      # the last detection was projected: its rows moved
+        shift_rows(ints[:n], reals[:n], group, shift)
+    was_static[:] = static
+    was_pos[:] = pos
+    was_rot[:] = rot
+    was_vel[:] = vel
+    was_omega[:] = omega
 
 
 @njit(cache=True, nogil=True)
@@ -139,8 +214,10 @@ def joint_groups(n_bodies, static, inv_mass, joint_body, enabled):
     group = group.astype(np.int64)
     held = np.asarray(static, dtype=bool).copy()
     held[on[(on[:, 0] < 0) | (on[:, 1] < 0)].max(axis=1)] = True    # joined to the world
-    mass = np.bincount(group, weights=np.where(held, 0.0, 1.0 / np.where(held, 1.0, inv_mass)),
-                       minlength=count)
+    with np.errstate(divide="ignore"):   # (inv_mass 0 of a body not fixed: mass inf)
+        mass = np.bincount(group, weights=np.where(held, 0.0,
+                                                   1.0 / np.where(held, 1.0, inv_mass)),
+                           minlength=count)
     free = np.bincount(group, weights=held, minlength=count) == 0
     inv = np.where(free, 1.0 / np.where(free, mass, 1.0), 0.0)
     return group, inv, free

@@ -25,14 +25,22 @@ from ..collision.manifold import make_contact_buffers
 from ..collision.shapes import CAPSULE, CYLINDER, SPHERE
 from ..fastcall import FastCall
 from . import anchors, depth_projection, pack
-from .depth_projection import ROUND_DEPTH  # a projection that left rows deeper: again
+from .depth_projection import (
+    GROW,
+    NOT_NEEDED,
+    PROJECTED,
+    PROJECTION_ROUNDS,
+    RES_BEFORE,
+    RES_PAIRS,
+    RES_ROWS,
+    RES_SIZE,
+)
 from .rows import SPLIT_DEPTH
 
 DEFAULT_MU = 0.5
 STICK_DRIFT_MAX = 2e-3     # [m] anchors that drifted further apart slid: they start afresh
 NO_TABLE, NO_REALS = make_contact_buffers(0)   # (no last detection to match)
 STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
-PROJECTION_ROUNDS = 3      # detections (each followed by a projection) after a step at most
 POOL_SIZE = 8              # Contacts kept for the row counts met last (_rows_for)
 SPARE_ROWS = 0.25          # rows kept beyond the most asked for, as a part of them (_spare)
 WHOLE_FIELDS = {"heavy", "free", "body_layer", "held"}   # Contacts fields not per row
@@ -43,11 +51,14 @@ OWN_FIELDS = {"slide", "keff", "radius", "face"}
 NOT_DONE = (None, 0.0, 0)     # step_in_one_call where it does not apply
 # contact_step's arguments that may be new objects each call (FastCall): the Contacts (a new
 # row count), solver work, guard arrays, the last detection's views and memory, the poses
-ONE_CALL_LOOSE = (3, 6, 10, 11, 12, 37, 38, 40, 43, 44, 51, 52, 59, 60, 61, 62, 63, 64, 65)
+# and the depth projection's groups, scratch and pending buffers (_project_args)
+ONE_CALL_LOOSE = (3, 6, 10, 11, 12, 37, 38, 40, 43, 44, 51, 52, 59, 60, 61, 62, 63, 64, 65,
+                  67, 68, 69, 70, 71, 77, 78, 79, 80, 81, 82, 83)
 # ... and those step_in_one_call makes itself, always of one kind: the settings (a float64
 # vector), floats, flags and counts, the detector's output buffers (make_contact_buffers),
-# this step's arrays (_one_call_arrays)
-ONE_CALL_TRUSTED = (4, 24, 25, 35, 39, 42, 45, 53, 54, 55, 56, 57, 58)
+# this step's arrays (_one_call_arrays), the depth projection's settings and results
+ONE_CALL_TRUSTED = (4, 24, 25, 35, 39, 42, 45, 53, 54, 55, 56, 57, 58, 66, 72, 73, 74, 75,
+                    76)
 
 
 def _rows_of(model, b):
@@ -110,6 +121,13 @@ class ContactSystem:
         self._detected = None     # (ContactSet, seconds)
         self._kept = None         # (keep, hold)
         self._reach_kept = None   # the largest motion over the step (detector.reach)
+        self._projected = None    # (status, rounds done, pending buffers) of the call's
+                                  # depth projection
+        # the depth projection's: results, scratch (_projection_scratch), the buffers its
+        # pending detections are kept in, used in turn (_pending_buffers)
+        self._project_res = np.zeros(RES_SIZE)
+        self._project_scratch = (np.zeros((0, 3)), np.zeros(0, dtype=np.bool_))
+        self._pending_sets = []
 
     # ---- tables ------------------------------------------------------------------------
     def add_bodies(self, models, first):
@@ -173,7 +191,7 @@ class ContactSystem:
         self._prev = None          # shape rows changed: nothing to match against
         self._slept = None
         self._pending = None
-        self._detected = self._kept = self._reach_kept = None
+        self._detected = self._kept = self._reach_kept = self._projected = None
         self._pool.clear()         # (materials may have changed)
         self._spare_rows = None
         self._tables_dirty = False
@@ -276,6 +294,7 @@ class ContactSystem:
         slot = 1 - det._cur
         found = det._bufs[slot]
         stick, keep, hold = self._one_call_arrays(rows)
+        project = self._project_args(handed)
         out = self._one_call_out
         code = self._one_call(
             B, w.J, w.Sp, C, given, stats, work, clock, out, w.sleep.asleep, bad, good[0],
@@ -290,7 +309,7 @@ class ContactSystem:
             self.shape_body, self.shape_local_pos, self.shape_local_rot, self._prev_stick,
             self._prev_hold, STICK_DRIFT_MIN * w.settings.eps_pos, STICK_DRIFT_MAX, stick,
             keep, hold, handed is not None, *((NO_TABLE, NO_REALS) if handed is None else
-                                              (handed.ints, handed.reals)), *was)
+                                              (handed.ints, handed.reals)), *was, *project)
         if code <= contact_step.BAD_START:   # nothing done: detect() takes it as it would
             self._pending = pending
             return code, 0.0, 0
@@ -309,7 +328,51 @@ class ContactSystem:
             if out[contact_step.O_BAD] == 0:
                 self._kept = keep, hold
                 self._reach_kept = float(out[contact_step.O_REACH])
+                self._projected = (out[contact_step.O_PROJECTED],
+                                   int(out[contact_step.O_ROUNDS]), project[-7:])
         return code, out[contact_step.O_DETECT_NS] * 1e-9, int(out[contact_step.O_BAD])
+
+    def _project_args(self, handed):
+        """contact_step's arguments for the depth projection (project_rounds and
+        keep_pending): the spare detection buffers, the joint groups, scratch, its settings,
+        results and pending buffers (none that handed or the last detection are in)."""
+        w = self.world
+        det = self.detector
+        spare = det.spare_buffers()
+        group, inv_mass, free = self._groups()
+        return (spare, group, inv_mass, free, *self._projection_scratch(len(free)),
+                0.1 * SPLIT_DEPTH, 4 * w.settings.contact_cycles, PROJECTION_ROUNDS,
+                w.settings.contact_margin, self._project_res,
+                *self._pending_buffers(spare.ints.shape[0], (handed, self._prev)))
+
+    def _projection_scratch(self, groups):
+        """The projection's shift (groups, 3) and moved (groups,) (depth_projection.project
+        sets them before it reads them)."""
+        if self._project_scratch[1].shape[0] != groups:
+            self._project_scratch = (np.zeros((groups, 3)), np.zeros(groups, dtype=np.bool_))
+        return self._project_scratch
+
+    def _pending_buffers(self, capacity, busy):
+        """Buffers for a pending detection (depth_projection.keep_pending: rows of
+        `capacity`, the bodies' state) that none of the ContactSets in busy (they may be
+        None) is a view of: three sets in turn, so that the last step's detection (the
+        detection packing matches against) and this step's (taken from the last
+        projection) stay as they are."""
+        B = self.world.B
+        sets = self._pending_sets
+        for i in range(3):
+            if i == len(sets):
+                sets.append(None)
+            pend = sets[i]
+            if pend is not None and any(cs is not None and cs.ints.base is pend[0]
+                                        for cs in busy):
+                continue
+            if pend is None or pend[0].shape[0] < capacity or pend[3].shape != B.pos.shape:
+                pend = sets[i] = make_contact_buffers(capacity) + (
+                    np.empty_like(B.static), np.empty_like(B.pos), np.empty_like(B.rot),
+                    np.empty_like(B.vel), np.empty_like(B.omega))
+            return pend
+        raise AssertionError("three pending buffers, two busy")
 
     def _one_call_arrays(self, rows):
         """This step's anchors, warm starts and held anchors for step_in_one_call: two sets
@@ -422,25 +485,39 @@ class ContactSystem:
                             for name, a in zip(S.Contacts._fields, big, strict=True)))
 
     def project_depth(self, stats, h=None):
-        """After a step: the depth projection (_project_depth); then remember where every
-        body is, so that the next detection can tell a body moved between steps (an edit,
-        the guard) from one that crept (_pack)."""
+        """After a step: the depth projection (_project_depth, or what step_in_one_call's
+        kernel did of it); then remember where every body is, so that the next detection can
+        tell a body moved between steps (an edit, the guard) from one that crept (_pack)."""
         reach, self._reach_kept = self._reach_kept, None
+        projected, self._projected = self._projected, None
+        if projected is not None:      # (the kernel projected and copied the poses)
+            status, done, pend = projected
+            self._pending = None
+            if status == PROJECTED:
+                self._keep_pending(pend, h)
+            elif status == GROW:       # a detection did not fit: the rounds left here
+                self.detector.grow(int(self._project_res[RES_PAIRS]),
+                                   int(self._project_res[RES_ROWS]), 2)
+                self._project_depth(stats, h, reach, PROJECTION_ROUNDS - done)
+                B = self.world.B
+                self._poses = (B.pos.copy(), B.rot.copy())
+            else:
+                assert status == NOT_NEEDED
+            return
         if self._project_depth(stats, h, reach) or reach is None:
             B = self.world.B         # (else step_in_one_call's kernel copied them)
             self._poses = (B.pos.copy(), B.rot.copy())
 
-    def _project_depth(self, stats, h=None, reach=None):
+    def _project_depth(self, stats, h=None, reach=None, rounds=PROJECTION_ROUNDS):
         """After a step: where it may have left depth (the position stage's own rows end
         deeper than SPLIT_DEPTH, or bodies moved enough to meet with new features), detect
-        at the new state and push the deeper rows apart (depth_projection.py); again while a
-        projection left rows deeper than ROUND_DEPTH or shifted a body by more than the
-        detection margin (PROJECTION_ROUNDS at most). The last detection (speculative, over
-        h, its depths updated for the shifts) is what the next step would detect, and that
-        step takes it if nothing changed the world in between (_take_pending). Writes
-        T_DEPTH (the last detection's depth, or after its projection the projected one) and
-        T_PROJECT_NS into stats. reach: the detector's largest reach, if known. Returns
-        whether it projected."""
+        at the new state and push the deeper rows apart, again while that left rows deep or
+        moved bodies far (depth_projection.py project_rounds, `rounds` at most). The last
+        detection (speculative, over h, its depths updated for the shifts) is what the next
+        step would detect, and that step takes it if nothing changed the world in between
+        (_take_pending). Writes T_DEPTH (the last detection's depth, or after its projection
+        the projected one) and T_PROJECT_NS into stats. reach: the detector's largest reach,
+        if known. Returns whether it projected."""
         self._pending = None
         stats[S.T_DEPTH] = stats[S.T_END_DEPTH]
         if self.last is None or len(self.last) == 0:
@@ -452,28 +529,40 @@ class ContactSystem:
         w = self.world
         B = w.B
         h = w.settings.h if h is None else h
+        det = self.detector
         group, inv_mass, free = self._groups()
-        shift, moved = np.zeros((len(free), 3)), np.zeros(len(free), dtype=np.bool_)
-        for _ in range(PROJECTION_ROUNDS):
-            cs = self.detector.detect(B.pos, B.rot, B.vel, B.omega, B.static, h, spare=True)
-            n = len(cs)
-            before, after, largest, _ = depth_projection.project(
-                B.pos, group, inv_mass, free, np.stack([cs.body_a, cs.body_b], axis=1),
-                np.ascontiguousarray(cs.normal), np.ascontiguousarray(cs.depth),
-                0.1 * SPLIT_DEPTH, 4 * w.settings.contact_cycles, np.empty(n), shift, moved)
-            stats[S.T_DEPTH] = after
-            # done: nothing deep; or all pushed out by shifts smaller than the detection
-            # margin (no pair the detection did not list can have been reached)
-            if before <= SPLIT_DEPTH or (after <= ROUND_DEPTH
-                                         and largest < w.settings.contact_margin):
+        shift, moved = self._projection_scratch(len(free))
+        res = self._project_res
+        while True:
+            spare = det.spare_buffers()
+            status, done = depth_projection.project_rounds(
+                B.pos, B.rot, B.vel, B.omega, B.static, det.shape_body, det.shape_kind,
+                det.shape_size, det.shape_local_pos, det.shape_local_rot, det.shape_radius,
+                det.shape_group, det.shape_mask, det.excluded_keys, det.poly_of_shape,
+                det.polys, det.margin, float(h), det._sh_pos, det._sh_rot, det.aabb_min,
+                det.aabb_max, det.reach, det._order, det._state, det._pair_a, det._pair_b,
+                spare, det._scratch, group, inv_mass, free, shift, moved, 0.1 * SPLIT_DEPTH,
+                4 * w.settings.contact_cycles, rounds, w.settings.contact_margin, stats, res)
+            if status != GROW:
                 break
-        cs = cs.copy()
-        if before > SPLIT_DEPTH:      # the last detection was projected: its rows moved
-            depth_projection.shift_rows(cs.ints, cs.reals, group, shift)
-        self._pending = (cs, h, self._filter_sig, B.static.copy(), B.pos.copy(),
-                         B.rot.copy(), B.vel.copy(), B.omega.copy())
+            det.grow(int(res[RES_PAIRS]), int(res[RES_ROWS]), 2)
+            rounds -= done
+        pend = self._pending_buffers(spare.ints.shape[0], (self.last, self._prev))
+        depth_projection.keep_pending(spare, int(res[RES_ROWS]), res[RES_BEFORE], group, shift,
+                                      *pend, B.static, B.pos, B.rot, B.vel, B.omega)
+        self._keep_pending(pend, h)
         stats[S.T_PROJECT_NS] = (time.perf_counter() - t0) * 1e9
         return True
+
+    def _keep_pending(self, pend, h):
+        """The pending detection keep_pending left in pend, for the next step (and the
+        detector's state as after a detection into its spare buffers)."""
+        det = self.detector
+        res = self._project_res
+        n = int(res[RES_ROWS])
+        det._out, det.n_pairs = det._bufs[2], int(res[RES_PAIRS])
+        self._pending = (ContactSet(pend[0][:n], pend[1][:n], det.n_shapes), h,
+                         self._filter_sig, *pend[2:])
 
     def _groups(self):
         """The depth projection's joint groups (depth_projection.joint_groups), kept while
