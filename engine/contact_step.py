@@ -20,7 +20,8 @@ step kernel, a body the guard must stop leaves the rest to Python too (STEPPED, 
 bad count in out[O_BAD]).
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from .clock import monotonic_ns
 from .collision.pipeline import detect_kernel
@@ -46,20 +47,56 @@ O_PAIRS, O_ROWS, O_BAD, O_DETECT_NS, O_REACH, O_DETECTED, O_PROJECTED, O_ROUNDS,
     range(9)
 
 
+# contact_step's arguments that stay from step to step, held in one FixedArgs
+FIXED = ("B", "J", "Sp", "C", "stats", "W", "clock", "out", "asleep", "bad", "good_pos",
+         "good_rot", "shape_body", "shape_kind", "shape_size", "shape_local_pos",
+         "shape_local_rot", "shape_radius", "shape_group", "shape_mask", "excluded_keys",
+         "poly_of_shape", "P", "sh_pos", "sh_rot", "aabb_min", "aabb_max", "reach", "order",
+         "state", "pair_a", "pair_b", "sc", "material", "table_kind", "table_size",
+         "table_body", "table_pos", "table_rot", "spare", "group", "group_inv_mass",
+         "group_free", "shift", "moved", "res")
+
+
+@structref.register
+class FixedArgsType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class FixedArgs(structref.StructRefProxy):
+    """contact_step's arguments that stay from step to step (FIXED: the world's named
+    tuples of arrays, the detector's and the shape table's arrays, scratch), in one compiled
+    object: numba unboxes it as one pointer, where it unboxed some 180 arrays, 20-25 us a
+    call. It holds the arrays (not the Python objects that hold them: the caller keeps
+    those, contacts/system.py _fixed_args)."""
+
+
+structref.define_proxy(FixedArgs, FixedArgsType, list(FIXED))
+
+
+@njit(cache=True)
+def hold_fixed(B, J, Sp, C, stats, W, clock, out, asleep, bad, good_pos, good_rot, shape_body,
+               shape_kind, shape_size, shape_local_pos, shape_local_rot, shape_radius,
+               shape_group, shape_mask, excluded_keys, poly_of_shape, P, sh_pos, sh_rot,
+               aabb_min, aabb_max, reach, order, state, pair_a, pair_b, sc, material,
+               table_kind, table_size, table_body, table_pos, table_rot, spare, group,
+               group_inv_mass, group_free, shift, moved, res):
+    """A FixedArgs of these (FIXED's order), made by a cached kernel (the proxy's own
+    constructor compiles anew in each process)."""
+    return FixedArgs(B, J, Sp, C, stats, W, clock, out, asleep, bad, good_pos, good_rot,
+                     shape_body, shape_kind, shape_size, shape_local_pos, shape_local_rot,
+                     shape_radius, shape_group, shape_mask, excluded_keys, poly_of_shape, P,
+                     sh_pos, sh_rot, aabb_min, aabb_max, reach, order, state, pair_a, pair_b,
+                     sc, material, table_kind, table_size, table_body, table_pos, table_rot,
+                     spare, group, group_inv_mass, group_free, shift, moved, res)
+
+
 @njit(cache=True, nogil=True)     # (the viewer's physics thread: the UI draws meanwhile)
-def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
-                 bad, good_pos, good_rot,
-                 shape_body, shape_kind, shape_size, shape_local_pos, shape_local_rot,
-                 shape_radius, shape_group, shape_mask, excluded_keys, poly_of_shape, P,
-                 margin, h, sh_pos, sh_rot, aabb_min, aabb_max, reach, order, state,
-                 pair_a, pair_b, found, sc,
-                 prev_ints, prev_reals, n_shapes, prev_warm, material, fresh,
-                 prev_pos, prev_rot, curved, table_kind, table_size, table_body, table_pos,
-                 table_rot, prev_stick, prev_hold, free, limit, stick, keep, hold,
-                 handed, handed_ints, handed_reals, was_static, was_pos, was_rot, was_vel,
-                 was_omega, spare, group, group_inv_mass, group_free, shift, moved, eps,
-                 sweeps, rounds, contact_margin, res, pend_ints, pend_reals, pend_static,
-                 pend_pos, pend_rot, pend_vel, pend_omega):
+def contact_step(F, given, margin, h, found, prev_ints, prev_reals, n_shapes, prev_warm, fresh,
+                 prev_pos, prev_rot, curved, prev_stick, prev_hold, free, limit, stick, keep,
+                 hold, handed, handed_ints, handed_reals, was_static, was_pos, was_rot,
+                 was_vel, was_omega, eps, sweeps, rounds, contact_margin, pend_ints,
+                 pend_reals, pend_static, pend_pos, pend_rot, pend_vel, pend_omega):
     """One step (module doc). found: the detector's output buffers for this detection;
     prev_*: the last detection's rows, warm starts, anchors and the poses after the last
     step (prev_pos, prev_rot: overwritten with the poses after this one); table_*: the
@@ -73,7 +110,20 @@ def contact_step(B, J, Sp, C, given, stats, W, clock, out, asleep,
     spare, over the joint groups group*, scratch shift and moved, res its results), and what
     the next step takes from it (keep_pending into pend_*); out[O_PROJECTED] says what was
     done (depth_projection's NOT_NEEDED, PROJECTED, GROW: rounds left to Python,
-    out[O_ROUNDS] of them done)."""
+    out[O_ROUNDS] of them done). F: the FixedArgs (FIXED)."""
+    B, J, Sp, C, stats, W, clock, out = F.B, F.J, F.Sp, F.C, F.stats, F.W, F.clock, F.out
+    asleep, bad, good_pos, good_rot = F.asleep, F.bad, F.good_pos, F.good_rot
+    shape_body, shape_kind, shape_size = F.shape_body, F.shape_kind, F.shape_size
+    shape_local_pos, shape_local_rot, shape_radius = \
+        F.shape_local_pos, F.shape_local_rot, F.shape_radius
+    shape_group, shape_mask, excluded_keys = F.shape_group, F.shape_mask, F.excluded_keys
+    poly_of_shape, P, sh_pos, sh_rot = F.poly_of_shape, F.P, F.sh_pos, F.sh_rot
+    aabb_min, aabb_max, reach, order, state = F.aabb_min, F.aabb_max, F.reach, F.order, F.state
+    pair_a, pair_b, sc, material = F.pair_a, F.pair_b, F.sc, F.material
+    table_kind, table_size, table_body, table_pos, table_rot = \
+        F.table_kind, F.table_size, F.table_body, F.table_pos, F.table_rot
+    spare, group, group_inv_mass, group_free = F.spare, F.group, F.group_inv_mass, F.group_free
+    shift, moved, res = F.shift, F.moved, F.res
     for b in range(asleep.shape[0]):
         if asleep[b]:
             return ASLEEP

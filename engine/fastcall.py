@@ -16,6 +16,7 @@ KEPT argument sets are remembered (a pile's Contacts alternate between a few row
 contacts/system.py _rows_for).
 """
 from collections import OrderedDict
+from operator import itemgetter
 
 import numpy as np
 
@@ -30,20 +31,34 @@ def _kind(a):
     return type(a)
 
 
+def _getter(positions):
+    """args -> the tuple of args at these positions."""
+    if not positions:
+        return lambda args: ()
+    if len(positions) == 1:
+        i = positions[0]
+        return lambda args: (args[i],)
+    return itemgetter(*positions)
+
+
 class FastCall:
     def __init__(self, dispatcher, loose=(), trusted=()):
         self.dispatcher = interpreted.kernel(dispatcher)   # made while interpreting
         self.loose = sorted(loose)
         self.trusted = sorted(trusted)
         self._known = OrderedDict()    # key -> (entry point, the arguments held alive)
+        self._picks = {}               # argument count -> (_key_of's two getters)
 
     def _key_of(self, args):
-        key = list(map(id, args))
-        for i in self.loose:
-            key[i] = _kind(args[i])
-        for i in self.trusted:
-            key[i] = None
-        return tuple(key)
+        """The ids of the arguments neither loose nor trusted, then the kinds of the loose
+        ones (for each argument count, the positions are found once)."""
+        picks = self._picks.get(len(args))
+        if picks is None:
+            skip = set(self.loose) | set(self.trusted)
+            ids = [i for i in range(len(args)) if i not in skip]
+            loose = [i for i in self.loose if i < len(args)]
+            picks = self._picks[len(args)] = (_getter(ids), _getter(loose))
+        return tuple(map(id, picks[0](args))) + tuple(map(_kind, picks[1](args)))
 
     def resolve(self, *args):
         """The compiled entry point for these arguments (compiled or loaded now if need be),

@@ -224,13 +224,16 @@ def test_the_depth_projection_runs_in_the_same_call(name, h):
     count = OneCallCount(w)
     for _ in range(30):
         w.step()
-    calls = []        # of the steps the call took whole and projected after
+    calls = []        # of the steps the call took whole and projected after (and whose
+    #                   FixedArgs were made before: a new row count's Contacts make anew)
     with kernel_clock() as clock:
         for _ in range(40):
             clock.calls, n = 0, len(count.codes)
+            held = list(w.collision._fixed_kept)
             w.step()
             made = clock.calls
-            if count.codes[n:] == [contact_step.STEPPED] and \
+            if list(w.collision._fixed_kept) == held and \
+                    count.codes[n:] == [contact_step.STEPPED] and \
                     w.collision._pending is not None and w.last_step()["project_ms"] > 0 \
                     and w.last_step()["toi_events"] == 0:   # (a cut step: Python's sub-steps)
                 calls.append(made)

@@ -42,6 +42,7 @@ STICK_DRIFT_MAX = 2e-3     # [m] anchors that drifted further apart slid: they s
 NO_TABLE, NO_REALS = make_contact_buffers(0)   # (no last detection to match)
 STICK_DRIFT_MIN = 1.0      # this part of eps_pos of a drift is left alone (as a joint's gap)
 POOL_SIZE = 8              # Contacts kept for the row counts met last (_rows_for)
+FIXED_KEPT = POOL_SIZE     # contact_step's FixedArgs kept (_fixed_args): one a pool entry
 SPARE_ROWS = 0.25          # rows kept beyond the most asked for, as a part of them (_spare)
 WHOLE_FIELDS = {"heavy", "free", "body_layer", "held"}   # Contacts fields not per row
 # Contacts fields a step may read before it writes them, kept with their pool entry (_spare):
@@ -49,16 +50,16 @@ WHOLE_FIELDS = {"heavy", "free", "body_layer", "held"}   # Contacts fields not p
 # world without curved shapes (found by filling each field of new Contacts with garbage)
 OWN_FIELDS = {"slide", "keff", "radius", "face"}
 NOT_DONE = (None, 0.0, 0)     # step_in_one_call where it does not apply
-# contact_step's arguments that may be new objects each call (FastCall): the Contacts (a new
-# row count), solver work, guard arrays, the last detection's views and memory, the poses
-# and the depth projection's groups, scratch and pending buffers (_project_args)
-ONE_CALL_LOOSE = (3, 6, 10, 11, 12, 37, 38, 40, 43, 44, 51, 52, 59, 60, 61, 62, 63, 64, 65,
-                  67, 68, 69, 70, 71, 77, 78, 79, 80, 81, 82, 83)
+# contact_step's arguments that may be new objects each call (FastCall): the last
+# detection's views, memory and anchors, the poses after the last step
+ONE_CALL_LOOSE = (5, 6, 8, 10, 11, 13, 14)
 # ... and those step_in_one_call makes itself, always of one kind: the settings (a float64
 # vector), floats, flags and counts, the detector's output buffers (make_contact_buffers),
-# this step's arrays (_one_call_arrays), the depth projection's settings and results
-ONE_CALL_TRUSTED = (4, 24, 25, 35, 39, 42, 45, 53, 54, 55, 56, 57, 58, 66, 72, 73, 74, 75,
-                    76)
+# this step's arrays (_one_call_arrays), the pending detection and its bodies' state (from
+# _pending_buffers or the bodies' own arrays), the pending buffers (_pending_buffers). The
+# FixedArgs (0) is keyed by its identity.
+ONE_CALL_TRUSTED = (1, 2, 3, 4, 7, 9, 12, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+                    28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38)
 
 
 def _rows_of(model, b):
@@ -128,6 +129,7 @@ class ContactSystem:
         self._project_res = np.zeros(RES_SIZE)
         self._project_scratch = (np.zeros((0, 3)), np.zeros(0, dtype=np.bool_))
         self._pending_sets = []
+        self._fixed_kept = OrderedDict()   # (_fixed_args)
 
     # ---- tables ------------------------------------------------------------------------
     def add_bodies(self, models, first):
@@ -294,22 +296,25 @@ class ContactSystem:
         slot = 1 - det._cur
         found = det._bufs[slot]
         stick, keep, hold = self._one_call_arrays(rows)
-        project = self._project_args(handed)
+        project, pend = self._project_args(handed)
         out = self._one_call_out
-        code = self._one_call(
-            B, w.J, w.Sp, C, given, stats, work, clock, out, w.sleep.asleep, bad, good[0],
-            good[1],
+        fixed = self._fixed_args((
+            B, w.J, w.Sp, C, stats, work, clock, out, w.sleep.asleep, bad, good[0], good[1],
             det.shape_body, det.shape_kind, det.shape_size, det.shape_local_pos,
             det.shape_local_rot, det.shape_radius, det.shape_group, det.shape_mask,
-            det.excluded_keys, det.poly_of_shape, det.polys, det.margin, float(h), det._sh_pos,
-            det._sh_rot, det.aabb_min, det.aabb_max, det.reach, det._order, det._state,
-            det._pair_a, det._pair_b, found, det._scratch,
-            prev.ints, prev.reals, det.n_shapes, self._prev_warm, self.body_material, False,
-            self._poses[0], self._poses[1], self._curved, self.shape_kind, self.shape_size,
-            self.shape_body, self.shape_local_pos, self.shape_local_rot, self._prev_stick,
-            self._prev_hold, STICK_DRIFT_MIN * w.settings.eps_pos, STICK_DRIFT_MAX, stick,
-            keep, hold, handed is not None, *((NO_TABLE, NO_REALS) if handed is None else
-                                              (handed.ints, handed.reals)), *was, *project)
+            det.excluded_keys, det.poly_of_shape, det.polys, det._sh_pos, det._sh_rot,
+            det.aabb_min, det.aabb_max, det.reach, det._order, det._state, det._pair_a,
+            det._pair_b, det._scratch, self.body_material, self.shape_kind, self.shape_size,
+            self.shape_body, self.shape_local_pos, self.shape_local_rot) + project)
+        settings = w.settings
+        code = self._one_call(
+            fixed, given, det.margin, float(h), found, prev.ints, prev.reals, det.n_shapes,
+            self._prev_warm, False, self._poses[0], self._poses[1], self._curved,
+            self._prev_stick, self._prev_hold, STICK_DRIFT_MIN * settings.eps_pos,
+            STICK_DRIFT_MAX, stick, keep, hold, handed is not None,
+            *((NO_TABLE, NO_REALS) if handed is None else (handed.ints, handed.reals)), *was,
+            0.1 * SPLIT_DEPTH, 4 * settings.contact_cycles, PROJECTION_ROUNDS,
+            settings.contact_margin, *pend)
         if code <= contact_step.BAD_START:   # nothing done: detect() takes it as it would
             self._pending = pending
             return code, 0.0, 0
@@ -329,21 +334,31 @@ class ContactSystem:
                 self._kept = keep, hold
                 self._reach_kept = float(out[contact_step.O_REACH])
                 self._projected = (out[contact_step.O_PROJECTED],
-                                   int(out[contact_step.O_ROUNDS]), project[-7:])
+                                   int(out[contact_step.O_ROUNDS]), pend)
         return code, out[contact_step.O_DETECT_NS] * 1e-9, int(out[contact_step.O_BAD])
 
     def _project_args(self, handed):
-        """contact_step's arguments for the depth projection (project_rounds and
-        keep_pending): the spare detection buffers, the joint groups, scratch, its settings,
-        results and pending buffers (none that handed or the last detection are in)."""
-        w = self.world
-        det = self.detector
-        spare = det.spare_buffers()
+        """contact_step's arrays for the depth projection (project_rounds and
+        keep_pending): (the spare detection buffers, the joint groups, scratch, results),
+        and the pending buffers (none that handed or the last detection are in)."""
+        spare = self.detector.spare_buffers()
         group, inv_mass, free = self._groups()
-        return (spare, group, inv_mass, free, *self._projection_scratch(len(free)),
-                0.1 * SPLIT_DEPTH, 4 * w.settings.contact_cycles, PROJECTION_ROUNDS,
-                w.settings.contact_margin, self._project_res,
-                *self._pending_buffers(spare.ints.shape[0], (handed, self._prev)))
+        return ((spare, group, inv_mass, free, *self._projection_scratch(len(free)),
+                 self._project_res),
+                self._pending_buffers(spare.ints.shape[0], (handed, self._prev)))
+
+    def _fixed_args(self, args):
+        """contact_step's FixedArgs of these arguments (contact_step.FIXED), made once for
+        the same objects: kept with the objects themselves (their ids stay theirs while
+        they live), the last FIXED_KEPT sets (a pile's Contacts alternate)."""
+        key = tuple(map(id, args))
+        kept = self._fixed_kept
+        held = kept.get(key)
+        if held is None:
+            held = kept[key] = (contact_step.hold_fixed(*args), args)
+            if len(kept) > FIXED_KEPT:
+                kept.popitem(last=False)
+        return held[0]
 
     def _projection_scratch(self, groups):
         """The projection's shift (groups, 3) and moved (groups,) (depth_projection.project
