@@ -288,3 +288,32 @@ def test_pending_detections_never_share_memory_with_those_still_in_use():
             if other is not None and other is not c._pending[0]:
                 assert not np.shares_memory(pending, other.ints)
     assert len(seen) == 3
+
+
+def _edited():
+    """A resting stack, then a box added on top (new body arrays, shape tables and
+    Contacts: the call's FixedArgs are made anew)."""
+    w = _load("box_stack", 1 / 60, False)
+    count = OneCallCount(w)
+    held = []
+    for _ in range(20):
+        w.step()
+        held.append(len(w.collision._fixed_kept))
+    top = w.B.pos[:, 1].max()
+    w.add_body({"name": "extra", "mass": 0.5, "position": [0.0, top + 0.3, 0.0],
+                "shape": {"type": "box", "size": [0.2, 0.2, 0.2]}})
+    n = len(count.codes)
+    for _ in range(60):
+        w.step()
+    return w, held, sum(c == contact_step.STEPPED for c in count.codes[n:])
+
+
+def test_fixed_args_are_made_once_and_anew_after_an_edit(monkeypatch):
+    a, held, stepped = _edited()
+    assert held[-1] == 1                       # one FixedArgs for a resting stack
+    assert len(a.collision._fixed_kept) >= 2   # ... and one more for the edited world
+    assert stepped >= 40                       # (which the call stepped)
+    _python_only(monkeypatch)
+    b, _, _ = _edited()
+    _same(a, b)
+    assert a.problems == b.problems == []
