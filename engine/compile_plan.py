@@ -87,7 +87,8 @@ class Recorder(CompileEvents):
     def _ended(self):
         dispatcher, args = self._stack.pop()
         f = dispatcher.py_func
-        if not f.__module__.startswith(self.package + ".") or "<locals>" in f.__qualname__:
+        if not (f.__module__ or "").startswith(self.package + ".") or \
+                "<locals>" in f.__qualname__:      # (numba's own: a structref's constructor)
             return
         try:
             blob = pickle.dumps(args, protocol=2)

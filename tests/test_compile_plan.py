@@ -174,3 +174,49 @@ def test_planned_jobs_are_the_requested_or_the_cores_and_one_without_a_plan(monk
     assert compile_plan.planned_jobs() == 6 and compile_plan.planned_jobs(3) == 3
     monkeypatch.setattr(compile_plan, "fits_numba", lambda: False)
     assert compile_plan.planned_jobs() == 1 and compile_plan.planned_jobs(3) == 1
+
+
+TOY_STRUCT = '''
+import numpy as np
+from numba import njit, types
+from numba.experimental import structref
+
+@structref.register
+class HeldType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((n, types.unliteral(t)) for n, t in fields)
+
+class Held(structref.StructRefProxy):
+    pass
+
+structref.define_proxy(Held, HeldType, ["x"])
+
+@njit(cache=True)
+def hold(x):
+    return Held(x)
+
+@njit(cache=True)
+def use(h):
+    return h.x.sum()
+'''
+
+RECORD_STRUCT = '''
+import sys
+import numpy as np
+from impulse.engine import compile_plan
+from toykern import s
+with compile_plan.Recorder("toykern", sys.argv[1]) as r:
+    r.feature = "step"
+    assert s.use(s.hold(np.ones(3))) == 3.0
+r.write(sys.argv[2])
+'''
+
+
+def test_a_structref_built_in_a_kernel_is_recorded_without_numbas_own_constructor(toy):
+    """A StructRef made inside a kernel compiles numba's generated constructor (a function
+    of no module: engine/contact_step.py FixedArgs); the plan leaves it out."""
+    (toy / "toykern" / "s.py").write_text(textwrap.dedent(TOY_STRUCT))
+    plan = toy / "plan.pkl"
+    _python(RECORD_STRUCT, toy / "toykern", plan, cache=toy / "cache_struct")
+    names = [it[1] for it in compile_plan.read(plan)["items"]]
+    assert names == ["hold", "use"], names
