@@ -19,6 +19,8 @@ taken instead of detecting, as the Python step does. After the
 step kernel, a body the guard must stop leaves the rest to Python too (STEPPED, with the
 bad count in out[O_BAD]).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, types
 from numba.experimental import structref
@@ -72,6 +74,19 @@ class FixedArgs(structref.StructRefProxy):
 
 
 structref.define_proxy(FixedArgs, FixedArgsType, list(FIXED))
+
+
+# the same fields as plain attributes: with NUMBA_DISABLE_JIT a StructRef cannot be made
+# (its proxy's constructor calls itself) and contact_step runs as Python on any attributes
+FixedPlain = namedtuple("FixedPlain", FIXED)
+
+
+def make_fixed(args):
+    """contact_step's F for args (FIXED's order): a FixedArgs (hold_fixed), or with
+    NUMBA_DISABLE_JIT a FixedPlain."""
+    if not hasattr(hold_fixed, "overloads"):
+        return FixedPlain(*args)
+    return hold_fixed(*args)
 
 
 @njit(cache=True)

@@ -355,7 +355,7 @@ class ContactSystem:
         kept = self._fixed_kept
         held = kept.get(key)
         if held is None:
-            held = kept[key] = (contact_step.hold_fixed(*args), args)
+            held = kept[key] = (contact_step.make_fixed(args), args)
             if len(kept) > FIXED_KEPT:
                 kept.popitem(last=False)
         return held[0]
