@@ -195,6 +195,7 @@ class ContactSystem:
         self._pending = None
         self._detected = self._kept = self._reach_kept = self._projected = None
         self._pool.clear()         # (materials may have changed)
+        self._fixed_kept.clear()   # (held the old tables: nothing would match them again)
         self._spare_rows = None
         self._tables_dirty = False
 
