@@ -153,6 +153,7 @@ class Sleep:
 
     def __init__(self):
         self.asleep = np.zeros(0, dtype=np.bool_)
+        self.anyone = False       # asleep.any(), kept as asleep changes (read every step)
         self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
         self.wakes = 0            # counts wakings and fallings asleep (contacts/system.py
         self.naps = 0             # keeps a sleeping island's contact rows: _keep_slept)
@@ -174,6 +175,7 @@ class Sleep:
         all before they change the arrays)."""
         if self.asleep.shape[0] != n:
             self.asleep = np.zeros(n, dtype=np.bool_)
+            self.anyone = False
             self.island = np.full(n, NO_ISLAND, dtype=np.int64)
             self.still = np.zeros(n)
             self.still_pos = np.zeros((n, 3))
@@ -210,7 +212,7 @@ class Sleep:
     def wake(self, world, bodies):
         """Wake the islands of these body indices (those awake are left alone). Returns how
         many bodies woke."""
-        if not self.asleep.any():
+        if not self.anyone:
             return 0
         ids = {int(self.island[b]) for b in bodies if self.asleep[b]}
         if not ids:
@@ -218,7 +220,7 @@ class Sleep:
         return self._wake_mask(world, self.asleep & np.isin(self.island, list(ids)))
 
     def wake_all(self, world):
-        if self.asleep.shape[0] != world.B.static.shape[0] or not self.asleep.any():
+        if self.asleep.shape[0] != world.B.static.shape[0] or not self.anyone:
             return 0
         return self._wake_mask(world, self.asleep.copy())
 
@@ -227,6 +229,7 @@ class Sleep:
         S.release(B, mask)                  # the body's own mass and inertia, bit for bit
         B.pred_ok[mask] = False
         self.asleep[mask] = False
+        self.anyone = bool(self.asleep.any())
         self.wakes += 1
         self.island[mask] = NO_ISLAND
         self.still[mask] = 0.0
@@ -258,7 +261,7 @@ class Sleep:
     def wake_touched(self, world, C):
         """Wake the sleeping islands that a contact row of this detection joins to an awake
         dynamic body. Returns how many bodies woke."""
-        if self._off_clear or C.body.shape[0] == 0 or not self.asleep.any():
+        if self._off_clear or C.body.shape[0] == 0 or not self.anyone:
             return 0
         a, b = C.body[:, 0], C.body[:, 1]
         sa = (a >= 0) & self.asleep[np.maximum(a, 0)]
@@ -312,6 +315,7 @@ class Sleep:
             self.island[movable & (self._labels == label)] = self._next_id
             self._next_id += 1
         self.asleep |= mask
+        self.anyone = self.anyone or bool(mask.any())
         self.naps += 1
         S.hold(B, mask)
         B.vel[mask] = 0.0
@@ -364,7 +368,7 @@ class Sleep:
     # ---- measures and snapshots ------------------------------------------------------------
     def potential(self, world):
         """Gravity's potential energy of the sleeping bodies (their rows say static)."""
-        if not self.asleep.any():
+        if not self.anyone:
             return 0.0
         g = np.asarray(world.settings.gravity, np.float64)
         idx = np.flatnonzero(self.asleep)
@@ -387,10 +391,12 @@ class Sleep:
         self.joint_off[:] = False
         if "asleep" not in st or st["asleep"].shape[0] != n:
             self.asleep[:] = False
+            self.anyone = False
             self.island[:] = NO_ISLAND
             self.still[:] = 0.0
             return
         self.asleep[:] = st["asleep"]
+        self.anyone = bool(self.asleep.any())
         self.island[:] = st["island"]
         self.still[:] = st["still"]
         if "still_pos" in st:

@@ -347,7 +347,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         B, good = self.B, self._good
         if self.drag is not None or self.load_models or self._loads_on or good is None or \
                 good[0].shape[0] != B.pos.shape[0] or self._bad.shape[0] != B.pos.shape[0] \
-                or interpreted.active() or self.sleep.asleep.any():
+                or interpreted.active() or self.sleep.anyone:
             return False
         s = self.settings
         return not (s.islands and s.solver == SOLVERS[0]) or \

@@ -259,6 +259,7 @@ def _outgrown(shrink):
     for i in range(80):
         if shrink and i % 10 == 5 and len(w.collision.detector._bufs) == 3:
             w.collision.detector._bufs[2] = make_contact_buffers(1)
+            w.collision.detector.arrays_made += 1   # (as grow() counts a replacement)
         w.step()
     return w, status.count(depth_projection.GROW)
 

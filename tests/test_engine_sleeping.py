@@ -407,3 +407,33 @@ def test_sleeping_turned_off_on_and_off_again():
     w.settings.sleeping = False
     w.step()
     assert w.sleep.count == 0
+
+
+def test_the_anyone_asleep_flag_follows_the_asleep_bodies():
+    """Sleep.anyone (read each step instead of asleep.any()) through falling asleep, a drop
+    that wakes the stack, a snapshot put back, the user's wake and an edit."""
+    w = sleeping_stack_and_a_falling_box(1 / 60)
+    seen = set()
+
+    def check():
+        assert w.sleep.anyone == bool(w.sleep.asleep.any())
+        seen.add(w.sleep.anyone)
+    for _ in range(48):
+        w.step()
+        check()
+    snap = w.get_state()
+    assert w.sleep.anyone
+    for _ in range(30):          # the cube lands on the stack: it wakes
+        w.step()
+        check()
+    w.set_state(snap)
+    check()
+    assert w.sleep.anyone
+    w.wake()
+    check()
+    assert not w.sleep.anyone
+    run_until(w, 1.5)
+    check()
+    w.edit_body("b1", {"mass": 2.0})
+    check()
+    assert seen == {True, False}

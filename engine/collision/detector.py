@@ -155,6 +155,8 @@ class CollisionDetector:
         self._pair_a = np.zeros(self._pairs_cap, np.int64)
         self._pair_b = np.zeros(self._pairs_cap, np.int64)
         self.n_pairs = 0
+        self.arrays_made = 0   # counts replacements of the arrays below, the buffers, the
+                               # tables (a FixedArgs holding them is stale after one)
         # margin, h and the output buffer (detect() alternates two; all ContactBuffers come
         # from make_contact_buffers, so one kind) may differ from call to call
         self._detect_kernel = FastCall(detect_kernel, loose=(16, 17, 27))
@@ -203,6 +205,7 @@ class CollisionDetector:
         self.reach = np.zeros(k)
         self._order = np.arange(k, dtype=np.int64)
         self._state[0] = -1
+        self.arrays_made += 1
         if hasattr(self, "shape_group"):
             self.set_filters(self.shape_group if len(self.shape_group) == k else None,
                              self.shape_mask if len(self.shape_mask) == k else None,
@@ -218,6 +221,7 @@ class CollisionDetector:
             self.excluded_keys = np.zeros(0, dtype=np.int64)
         else:
             self.excluded_keys = np.unique(np.asarray(excluded_keys, dtype=np.int64))
+        self.arrays_made += 1
 
     # ---- detection ----------------------------------------------------------------
     def detect(self, body_pos, body_rot, body_vel, body_omega, body_static, h, spare=False):
@@ -253,6 +257,7 @@ class CollisionDetector:
         """The third output buffers (detect with spare), made where missing."""
         if len(self._bufs) < 3:
             self._bufs.append(make_contact_buffers(self._contacts_cap))
+            self.arrays_made += 1
         return self._bufs[2]
 
     def grow(self, n_pairs, n, slot):
@@ -263,11 +268,13 @@ class CollisionDetector:
             self._pairs_cap = max(2 * self._pairs_cap, n_pairs + n_pairs // 4)
             self._pair_a = np.zeros(self._pairs_cap, np.int64)
             self._pair_b = np.zeros(self._pairs_cap, np.int64)
+            self.arrays_made += 1
             return True
         if n > self._bufs[slot].ints.shape[0]:
             self._contacts_cap = max(2 * self._contacts_cap, n + n // 4)
             self._bufs[slot] = make_contact_buffers(self._contacts_cap)
             self._out = self._bufs[slot]
+            self.arrays_made += 1
             return True
         return False
 

@@ -297,16 +297,11 @@ class ContactSystem:
         slot = 1 - det._cur
         found = det._bufs[slot]
         stick, keep, hold = self._one_call_arrays(rows)
-        project, pend = self._project_args(handed)
+        spare = det.spare_buffers()
+        pend = self._pending_buffers(spare.ints.shape[0], (handed, prev))
         out = self._one_call_out
-        fixed = self._fixed_args((
-            B, w.J, w.Sp, C, stats, work, clock, out, w.sleep.asleep, bad, good[0], good[1],
-            det.shape_body, det.shape_kind, det.shape_size, det.shape_local_pos,
-            det.shape_local_rot, det.shape_radius, det.shape_group, det.shape_mask,
-            det.excluded_keys, det.poly_of_shape, det.polys, det._sh_pos, det._sh_rot,
-            det.aabb_min, det.aabb_max, det.reach, det._order, det._state, det._pair_a,
-            det._pair_b, det._scratch, self.body_material, self.shape_kind, self.shape_size,
-            self.shape_body, self.shape_local_pos, self.shape_local_rot) + project)
+        fixed = self._fixed_args(B, w.J, w.Sp, C, stats, work, clock, w.sleep.asleep, bad,
+                                 good, det)
         settings = w.settings
         code = self._one_call(
             fixed, given, det.margin, float(h), found, prev.ints, prev.reals, det.n_shapes,
@@ -319,44 +314,50 @@ class ContactSystem:
         if code <= contact_step.BAD_START:   # nothing done: detect() takes it as it would
             self._pending = pending
             return code, 0.0, 0
-        n_pairs, n = int(out[contact_step.O_PAIRS]), int(out[contact_step.O_ROWS])
-        detected = out[contact_step.O_DETECTED] != 0.0
+        o = out.tolist()                 # (Python floats: quicker to read than out's items)
+        n_pairs, n = int(o[contact_step.O_PAIRS]), int(o[contact_step.O_ROWS])
+        detected = o[contact_step.O_DETECTED] != 0.0
         if detected and n_pairs <= det._pair_a.shape[0] and n <= found.ints.shape[0]:
             det._cur, det._out, det.n_pairs = slot, found, n_pairs   # (as detector.detect)
         elif detected:                   # buffers to grow: detect() detects again
             return code, 0.0, 0
         cs = det._contact_set(n) if detected else handed
+        n_bad = int(o[contact_step.O_BAD])
         if code == contact_step.DETECTED:
-            self._detected = cs, out[contact_step.O_DETECT_NS] * 1e-9
+            self._detected = cs, o[contact_step.O_DETECT_NS] * 1e-9
         elif code == contact_step.STEPPED:
             self.last = cs
             self._stick = stick
-            if out[contact_step.O_BAD] == 0:
+            if n_bad == 0:
                 self._kept = keep, hold
-                self._reach_kept = float(out[contact_step.O_REACH])
-                self._projected = (out[contact_step.O_PROJECTED],
-                                   int(out[contact_step.O_ROUNDS]), pend)
-        return code, out[contact_step.O_DETECT_NS] * 1e-9, int(out[contact_step.O_BAD])
+                self._reach_kept = o[contact_step.O_REACH]
+                self._projected = (o[contact_step.O_PROJECTED], int(o[contact_step.O_ROUNDS]),
+                                   pend)
+        return code, o[contact_step.O_DETECT_NS] * 1e-9, n_bad
 
-    def _project_args(self, handed):
-        """contact_step's arrays for the depth projection (project_rounds and
-        keep_pending): (the spare detection buffers, the joint groups, scratch, results),
-        and the pending buffers (none that handed or the last detection are in)."""
-        spare = self.detector.spare_buffers()
-        group, inv_mass, free = self._groups()
-        return ((spare, group, inv_mass, free, *self._projection_scratch(len(free)),
-                 self._project_res),
-                self._pending_buffers(spare.ints.shape[0], (handed, self._prev)))
-
-    def _fixed_args(self, args):
-        """contact_step's FixedArgs of these arguments (contact_step.FIXED), made once for
-        the same objects: kept with the objects themselves (their ids stay theirs while
-        they live), the last FIXED_KEPT sets (a pile's Contacts alternate)."""
-        key = tuple(map(id, args))
+    def _fixed_args(self, B, J, Sp, C, stats, work, clock, asleep, bad, good, det):
+        """contact_step's FixedArgs (contact_step.FIXED) over these objects, the detector's
+        arrays and tables, this system's shape table and the depth projection's arrays
+        (spare buffers, joint groups, scratch, results); made once for the same objects
+        and kept with them (their ids stay theirs while they live), the last FIXED_KEPT
+        (a pile's Contacts alternate). The detector counts its arrays' replacements
+        (arrays_made); this system's tables are new only in _build, which drops them all."""
+        groups = self._groups()
+        scratch = self._projection_scratch(len(groups[2]))
+        src = (B, J, Sp, C, stats, work, clock, asleep, bad, good, det, groups, scratch)
+        key = (*map(id, src), det.arrays_made)
         kept = self._fixed_kept
         held = kept.get(key)
         if held is None:
-            held = kept[key] = (contact_step.make_fixed(args), args)
+            held = kept[key] = (contact_step.make_fixed((
+                B, J, Sp, C, stats, work, clock, self._one_call_out, asleep, bad, good[0],
+                good[1], det.shape_body, det.shape_kind, det.shape_size, det.shape_local_pos,
+                det.shape_local_rot, det.shape_radius, det.shape_group, det.shape_mask,
+                det.excluded_keys, det.poly_of_shape, det.polys, det._sh_pos, det._sh_rot,
+                det.aabb_min, det.aabb_max, det.reach, det._order, det._state, det._pair_a,
+                det._pair_b, det._scratch, self.body_material, self.shape_kind,
+                self.shape_size, self.shape_body, self.shape_local_pos, self.shape_local_rot,
+                det.spare_buffers(), *groups, *scratch, self._project_res)), src)
             if len(kept) > FIXED_KEPT:
                 kept.popitem(last=False)
         return held[0]
