@@ -111,8 +111,9 @@ def cache_dir() -> Path:
 def use() -> Path | None:
     """Compile for cpu_name(); point numba's cache at cache_dir() through PackageLocator
     (unless NUMBA_CACHE_DIR is set), first copying a wheel's prebuilt kernels into it where
-    it lacks them. Returns the folder."""
+    it lacks them; numba's cache writes locked (lock_cache_writes). Returns the folder."""
     import numba
+    lock_cache_writes()
     if not os.environ.get("NUMBA_CPU_NAME"):   # numba reads these when it first compiles
         numba.config.CPU_NAME, numba.config.CPU_FEATURES = "generic", ""
     if os.environ.get("NUMBA_CACHE_DIR"):
@@ -132,6 +133,31 @@ def use() -> Path | None:
     except OSError:
         pass
     return folder
+
+
+def lock_cache_writes():
+    """Make numba's saving of a compiled overload whole across processes. numba saves one by
+    reading the function's index file, taking the first data file name the index does not
+    list, and writing the index and then the data file, with no lock. Two processes that
+    compile one kernel for different types at once (impulse compile's workers compile a
+    callee in whichever worker reaches it first; a first start's compile beside a running
+    scene) may both take name N: the index then sends one type to the other's machine code.
+    Seen 2026-12-01 in a full compile (CPU znver3): island_step.blank, indexed for a 3-d
+    array, ran the 2-d code and gave (2, 2) rows for (2, 2, 3). Each save here holds an
+    exclusive lock (filelock) on a lock file beside the index (a dot file: --bundle leaves it
+    out); compiling stays outside the lock."""
+    from filelock import FileLock
+    from numba.core import caching
+    original = caching.IndexDataCacheFile.save
+    if getattr(original, "locked", False):
+        return
+
+    def save(self, key, data):
+        folder, index = os.path.split(self._index_path)
+        with FileLock(os.path.join(folder, f".{index}.lock")):
+            return original(self, key, data)
+    save.locked = True
+    caching.IndexDataCacheFile.save = save
 
 
 # numba's own locators, in numba's order (numba.core.caching._CacheImpl), after ours

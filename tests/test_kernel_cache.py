@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import numba
 import pytest
@@ -306,3 +307,82 @@ def test_bundle_refuses_an_incomplete_cache(tmp_path, monkeypatch):
     (tmp_path / "partial").mkdir()
     with pytest.raises(RuntimeError, match="does not hold every feature"):
         kernel_cache.bundle(tmp_path / "prebuilt")
+
+
+_TOY = '''
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def blank(a, n):
+    return np.zeros((n,) + a.shape[1:], dtype=a.dtype)
+'''
+
+# a process compiling the toy kernel for six array ranks in its own order, from a common
+# start time on; every overload's save (the index read, the name taken, index and data
+# written) is logged as an interval, slowed so that unlocked saves of three processes overlap
+_SAVER = '''
+import sys, time
+import numpy as np
+from numba.core import caching
+inner = caching.IndexDataCacheFile.save
+
+def logged(self, key, data):
+    t0 = time.monotonic()
+    time.sleep(0.05)
+    inner(self, key, data)
+    with open(sys.argv[3], "a") as f:
+        f.write(f"{t0} {time.monotonic()}\\n")
+caching.IndexDataCacheFile.save = logged
+import impulse.engine  # noqa  (kernel_cache.use: its lock wraps the logged save)
+if sys.argv[4] == "plain":
+    caching.IndexDataCacheFile.save = logged
+sys.path.insert(0, sys.argv[1])
+import toy
+time.sleep(max(0.0, float(sys.argv[5]) - time.time()))
+for nd in map(int, sys.argv[2].split(",")):
+    toy.blank(np.zeros((2,) * nd), 3)
+'''
+
+_CHECK = '''
+import sys
+import numpy as np
+import impulse.engine  # noqa  (the same CPU target as the savers)
+sys.path.insert(0, sys.argv[1])
+import toy
+print(sum(toy.blank(np.zeros((2,) * nd), 3).shape != (3,) + (2,) * (nd - 1)
+          for nd in range(1, 7)), len(toy.blank.stats.cache_hits))
+'''
+
+
+def _saves(tmp_path, mode):
+    """(saves, saves that began before the last one ended, ranks that ran another's code,
+    ranks loaded from the cache by a fresh process)"""
+    tmp_path.mkdir()
+    (tmp_path / "toy.py").write_text(_TOY)
+    log = tmp_path / "saves.log"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    start = str(time.time() + 8.0)         # (after every process has imported numba)
+    procs = [subprocess.Popen([sys.executable, "-c", _SAVER, str(tmp_path), order, str(log),
+                               mode, start], env=env)
+             for order in ("1,2,3,4,5,6", "6,5,4,3,2,1", "3,1,5,2,6,4")]
+    assert [p.wait(timeout=300) for p in procs] == [0, 0, 0]
+    spans = sorted(tuple(map(float, line.split())) for line in log.read_text().splitlines())
+    overlaps = sum(b[0] < a[1] for a, b in zip(spans, spans[1:], strict=False))
+    out = subprocess.run([sys.executable, "-c", _CHECK, str(tmp_path)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    wrong, hits = map(int, out.stdout.split())
+    return len(spans), overlaps, wrong, hits
+
+
+def test_numbas_cache_saves_from_several_processes_never_overlap(tmp_path):
+    """Three processes compile one cached kernel for six ranks each at once. Unlocked,
+    their saves overlap (two may take one data file name: a rank then runs another's code,
+    kernel_cache.lock_cache_writes); with the engine's lock none overlaps, and a fresh
+    process loads all six ranks from the cache, each with its own code."""
+    saves, overlaps, wrong, hits = _saves(tmp_path / "locked", "locked")
+    assert saves >= 6 and overlaps == 0
+    assert wrong == 0 and hits == 6
+    saves, overlaps, _, _ = _saves(tmp_path / "plain", "plain")
+    assert saves >= 6 and overlaps > 0     # (unlocked, the test sees them overlap)
