@@ -8,6 +8,7 @@ app then loads them from the cache in about a second).
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -168,8 +169,18 @@ class BackgroundCompile:
 
 
 def _lower_priority():
-    """The compile yields the CPU to the window (a 2-core machine has one core for each)."""
+    """The compile yields the CPU to the window (a 2-core machine has one core for each),
+    and on Linux dies with it: a window killed (SIGTERM, a crash) rather than closed left the
+    compile running until its next progress line hit the closed pipe, 10-18 s. (The signal
+    follows the thread that started the child: the window's, for the app's life.) Its
+    workers die with it in turn (compile_plan._worker_start)."""
     os.nice(10)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def _duration(seconds: float) -> str:

@@ -344,3 +344,41 @@ def test_quick_inlining_gives_numbas_own_code(tmp_path):
         runs[mode] = out.stdout.split()
     assert runs["quick"][0] == "True" and runs["numba"][0] == "False"
     assert runs["quick"][1:] == runs["numba"][1:]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG: Linux")
+def test_the_background_compile_dies_with_a_killed_window(tmp_path):
+    """A window killed rather than closed (SIGTERM: no stop()) takes its compile with it; the
+    stand-in compiler waits on a gate that never opens, so it would run on for ever."""
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {os.path.join(ROOT, "tests")!r})
+        from impulse.app.kernel_compile import BackgroundCompile
+        from test_first_start import fake_compiler
+        from pathlib import Path
+        where = Path({str(tmp_path)!r})
+        c = BackgroundCompile(fake_compiler(where, where / "never"))
+        print(c.proc.pid, flush=True)
+        while c.ready != {{"step", "interaction"}}:
+            time.sleep(0.02)
+        print("ready", flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    assert parent.stdout.readline().strip() == "ready"      # (the compile runs)
+    os.kill(child, 0)
+    parent.terminate()
+    parent.wait(timeout=10)
+
+    def gone():
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return True
+        try:            # (a zombie until the init process reaps it: dead all the same)
+            with open(f"/proc/{child}/stat") as f:
+                return f.read().split(")")[-1].split()[0] == "Z"
+        except FileNotFoundError:
+            return True
+        return False
+    assert wait_for(gone, timeout=5.0)
