@@ -90,8 +90,9 @@ def interpret() -> int:
                         _kernels[id(twin)] = value
                     setattr(module, name, twin)
         _active = True
-    log.info("the physics runs as Python (slow) until its kernels are compiled "
-             "(%d kernel names rebound)", len(_bound))
+    log.info("the physics runs as Python (slower) until its kernels are compiled, then "
+             "switches to them")
+    log.debug("%d kernel names bound to their Python functions", len(_bound))
     return len(_bound)
 
 
