@@ -8,12 +8,12 @@ app then loads them from the cache in about a second).
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
 import threading
 
 from impulse.engine import warmup
+from impulse.engine.compile_plan import die_with_parent
 from impulse.engine.compile_progress import RESUMED_SHARE, compile_heading
 
 log = logging.getLogger(__name__)
@@ -175,12 +175,7 @@ def _lower_priority():
     follows the thread that started the child: the window's, for the app's life.) Its
     workers die with it in turn (compile_plan._worker_start)."""
     os.nice(10)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    die_with_parent()
 
 
 def _duration(seconds: float) -> str:

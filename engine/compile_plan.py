@@ -202,12 +202,9 @@ def dependencies(dispatchers: list) -> list:
             for i, d in enumerate(dispatchers)]
 
 
-def _worker_start(cache_base, parent):
-    """A worker: the parent's kernel cache and priority, and (on Linux) killed with the
-    parent, so that a compile stopped with the window stops whole. A parent that died while
-    this worker started (before the signal was asked for) ends it here: such workers were
-    left waiting for work, orphaned, when a test stopped a compile within its first second."""
-    os.environ["IMPULSE_KERNEL_CACHE"] = cache_base
+def die_with_parent():
+    """On Linux, have this process killed when its parent (the thread that started it) ends:
+    a compile process and its workers stop with the window or compile that started them."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -215,6 +212,15 @@ def _worker_start(cache_base, parent):
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
+
+
+def _worker_start(cache_base, parent):
+    """A worker: the parent's kernel cache and priority, and (on Linux) killed with the
+    parent, so that a compile stopped with the window stops whole. A parent that died while
+    this worker started (before the signal was asked for) ends it here: such workers were
+    left waiting for work, orphaned, when a test stopped a compile within its first second."""
+    os.environ["IMPULSE_KERNEL_CACHE"] = cache_base
+    die_with_parent()
     if os.getppid() != parent:
         os._exit(0)
     import importlib

@@ -321,7 +321,8 @@ def blank(a, n):
 
 # a process compiling the toy kernel for six array ranks in its own order, from a common
 # start time on; every overload's save (the index read, the name taken, index and data
-# written) is logged as an interval, slowed so that unlocked saves of three processes overlap
+# written) is logged as an interval, slowed (0.25 s, longer than a compile of the toy) so that
+# unlocked saves of three processes overlap
 _SAVER = '''
 import sys, time
 import numpy as np
@@ -330,7 +331,7 @@ inner = caching.IndexDataCacheFile.save
 
 def logged(self, key, data):
     t0 = time.monotonic()
-    time.sleep(0.05)
+    time.sleep(0.25)
     inner(self, key, data)
     with open(sys.argv[3], "a") as f:
         f.write(f"{t0} {time.monotonic()}\\n")

@@ -301,7 +301,7 @@ class ContactSystem:
         pend = self._pending_buffers(spare.ints.shape[0], (handed, prev))
         out = self._one_call_out
         fixed = self._fixed_args(B, w.J, w.Sp, C, stats, work, clock, w.sleep.asleep, bad,
-                                 good, det)
+                                 good, det, spare)
         settings = w.settings
         code = self._one_call(
             fixed, given, det.margin, float(h), found, prev.ints, prev.reals, det.n_shapes,
@@ -335,7 +335,7 @@ class ContactSystem:
                                    pend)
         return code, o[contact_step.O_DETECT_NS] * 1e-9, n_bad
 
-    def _fixed_args(self, B, J, Sp, C, stats, work, clock, asleep, bad, good, det):
+    def _fixed_args(self, B, J, Sp, C, stats, work, clock, asleep, bad, good, det, spare):
         """contact_step's FixedArgs (contact_step.FIXED) over these objects, the detector's
         arrays and tables, this system's shape table and the depth projection's arrays
         (spare buffers, joint groups, scratch, results); made once for the same objects
@@ -357,7 +357,7 @@ class ContactSystem:
                 det.aabb_min, det.aabb_max, det.reach, det._order, det._state, det._pair_a,
                 det._pair_b, det._scratch, self.body_material, self.shape_kind,
                 self.shape_size, self.shape_body, self.shape_local_pos, self.shape_local_rot,
-                det.spare_buffers(), *groups, *scratch, self._project_res)), src)
+                spare, *groups, *scratch, self._project_res)), src)
             if len(kept) > FIXED_KEPT:
                 kept.popitem(last=False)
         return held[0]
