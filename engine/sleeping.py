@@ -143,6 +143,7 @@ def waking(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         self.sleep.wake_all(self)
+        self.sleep.epoch += 1
         return method(self, *args, **kwargs)
     return wrapper
 
@@ -157,6 +158,8 @@ class Sleep:
         self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
         self.wakes = 0            # counts wakings and fallings asleep (contacts/system.py
         self.naps = 0             # keeps a sleeping island's contact rows: _keep_slept)
+        self.epoch = 0            # counts every change of the sleep state or of the world
+                                  # by a live edit (waking): World's idle step looks at it
         self.still = np.zeros(0)                        # [s] still for this long,
         self.still_pos = np.zeros((0, 3))               # from this pose on
         self.still_rot = np.zeros((0, 3, 3))
@@ -174,6 +177,7 @@ class Sleep:
         """Arrays for n bodies and m joints; a new size starts everything awake (edits wake
         all before they change the arrays)."""
         if self.asleep.shape[0] != n:
+            self.epoch += 1
             self.asleep = np.zeros(n, dtype=np.bool_)
             self.anyone = False
             self.island = np.full(n, NO_ISLAND, dtype=np.int64)
@@ -231,6 +235,7 @@ class Sleep:
         self.asleep[mask] = False
         self.anyone = bool(self.asleep.any())
         self.wakes += 1
+        self.epoch += 1
         self.island[mask] = NO_ISLAND
         self.still[mask] = 0.0
         on = self.joint_off & self._touches(J, mask)
@@ -317,6 +322,7 @@ class Sleep:
         self.asleep |= mask
         self.anyone = self.anyone or bool(mask.any())
         self.naps += 1
+        self.epoch += 1
         S.hold(B, mask)
         B.vel[mask] = 0.0
         B.omega[mask] = 0.0
@@ -385,6 +391,7 @@ class Sleep:
         ones static); joints off where every end sleeps or is fixed."""
         B, J = world.B, world.J
         n = B.static.shape[0]
+        self.epoch += 1
         if self.joint_off.shape[0] == J.const.kind.shape[0]:
             J.enabled[self.joint_off] = True
         self.fit(n, J.const.kind.shape[0])

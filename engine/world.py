@@ -90,6 +90,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         self.threads = default_threads()      # threads for the islands of a split step
         self._islands = IslandStep()          # the step by islands (islands.py)
         self._parts_kernel = FastCall(step_parts, loose=LOOSE)   # (islands.py)
+        self._idle = None                     # the key of the idle steps (_idle_step)
 
     # ---- names and lookups -------------------------------------------------------------
     @property
@@ -271,7 +272,10 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         detection and after each sub-step's kernel. A steady step's first sub-step runs
         from the start guard to the guard after the kernel in one compiled call
         (contact_step.py, via ContactSystem.step_in_one_call), the same kernels in the same
-        order; what it leaves undone, this loop does as it would have."""
+        order; what it leaves undone, this loop does as it would have. A world whose
+        bodies are all fixed or asleep takes the idle step instead (_idle_step)."""
+        if self._idle is not None and self._idle_step():
+            return
         self._check_order()
         sleep = self.sleep
         sleep.fit(len(self.models), self.J.const.kind.shape[0])
@@ -336,6 +340,49 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         self.stopped_last_step = stopped
         self.time += h
         self.steps_taken += 1
+        self._idle = self._idle_key() if not stopped and total is None else None
+
+    def _idle_key(self):
+        """After a full step: the key under which the next steps are idle steps
+        (_idle_step), or None. Idle: something sleeps, every body is fixed or asleep, no
+        drag or load, no contact row and no pending detection, and the step left the clock
+        as an idle step leaves it."""
+        sleep, B, clock, h = self.sleep, self.B, self._clock, self.settings.h
+        if not sleep.anyone or self.drag is not None or self.load_models or self._loads_on \
+                or self.collision.C is None or self.collision.C.body.shape[0] \
+                or self.collision.pending_detection or not B.static.all() \
+                or not (clock[S.K_H_TAKEN] == clock[S.K_H_LAST] == self.h_prev == h) \
+                or not (clock[S.K_RELAX] == self.relax_prev == 1.0) \
+                or clock[S.K_TIME] != self.time:
+            return None
+        return (id(B), id(self.J), sleep.epoch)
+
+    def _idle_step(self):
+        """A step where nothing can move: every body fixed or asleep since a full step
+        found it so (_idle_key), with no edit, wake, drag, load, state restore, change of
+        gravity or of the sleeping setting since (Sleep.epoch counts those). A full step
+        would detect no contact (a sleeping body is fixed for detection and solver), move
+        nothing and find no body still; this one takes the time, the clock and empty
+        statistics as that step would (a settled scene's step: a few microseconds, where
+        a detection and five kernel calls cost a 10-box stack 0.08 ms and 10 000 boxes
+        0.5 ms; issue 21). Returns False (nothing done) where the key no longer holds."""
+        sleep = self.sleep
+        sleep.fit(len(self.models), self.J.const.kind.shape[0])
+        sleep.check_settings(self)     # (gravity changed, or sleeping off: all wake)
+        if self._idle != (id(self.B), id(self.J), sleep.epoch) or self.drag is not None \
+                or self.load_models or self._loads_on:
+            self._idle = None
+            return False
+        h = self.settings.h
+        self.stats[:] = 0.0
+        clock = self._clock
+        clock[S.K_H_TAKEN] = clock[S.K_H_LAST] = h
+        clock[S.K_TIME] = self.time + h
+        self.h_prev = h
+        self.stopped_last_step = 0
+        self.time += h
+        self.steps_taken += 1
+        return True
 
     def _one_call_possible(self):
         """Whether this step's contact stages may go through one compiled call

@@ -437,3 +437,88 @@ def test_the_anyone_asleep_flag_follows_the_asleep_bodies():
     w.edit_body("b1", {"mass": 2.0})
     check()
     assert seen == {True, False}
+
+
+# ---- the idle step: every body fixed or asleep ----------------------------------------------
+
+def _same_state(a, b):
+    sa, sb = a.get_state(), b.get_state()
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        x, y = sa[k], sb[k]
+        if isinstance(x, np.ndarray):
+            assert x.shape == y.shape and np.array_equal(x, y), k
+        else:
+            assert x == y, k
+    assert a.time == b.time and np.array_equal(a._clock, b._clock)
+    assert a.h_prev == b.h_prev and a.relax_prev == b.relax_prev
+    counts = {k: v for k, v in a.last_step().items() if not k.endswith("_ms")}
+    assert counts == {k: v for k, v in b.last_step().items() if not k.endswith("_ms")}
+
+
+@pytest.mark.parametrize("h", [1 / 30, 1 / 60, 1 / 90, 0.005])
+def test_idle_steps_of_a_sleeping_world_equal_full_steps_through_its_events(h):
+    """A world whose bodies all sleep takes the idle step (World._idle_step: the time, the
+    clock, empty statistics) instead of detection and the kernels. Beside the same world
+    made to take full steps, it stays bit-identical through quiet stretches, a drag, a new
+    body dropped on it, gravity changed in place, a snapshot put back, the user's wake and
+    sleeping turned off and on, and it is idle again whenever everything sleeps."""
+    def make():
+        return world_of(stack(3, prefix="a") + stack(2, x=1.0, prefix="b"), h=h)
+    a, b = make(), make()
+    b._idle_key = lambda: None                 # b: always full steps
+    idle_seen = []
+
+    def steps(seconds):
+        for _ in range(int(round(seconds / h))):
+            a.step()
+            b.step()
+            idle_seen.append(a._idle is not None)
+        _same_state(a, b)
+
+    def settle():
+        steps(1.5)
+        assert a.sleep.count == len(a.models) - 1 and a._idle is not None
+        n = len(idle_seen)
+        steps(0.2)                             # idle throughout
+        assert all(idle_seen[n:])
+    settle()
+    for w in (a, b):                           # a drag wakes its island in the same step
+        a0 = w.body_index("a0")
+        w.drag_start(a0, w.B.pos[a0] + [0.1, 0.0, 0.0])
+        w.drag_to(w.B.pos[a0] + [0.3, 0.0, 0.0])
+    steps(0.3)
+    assert not a.body_asleep[a.body_index("a0")]
+    snap = a.get_state()                       # (a moving)
+    for w in (a, b):
+        w.drag_stop()
+    settle()
+    for w in (a, b):                           # gravity changed in place: all wake
+        w.settings.gravity[0] = 3.0
+    steps(0.2)
+    assert a.sleep.count == 0 and a.B.vel[1:, 0].max() > 0.0
+    for w in (a, b):
+        w.settings.gravity[0] = 0.0
+    settle()
+    for w in (a, b):                           # the snapshot put back: a moves again
+        w.set_state(snap)
+    steps(0.1)
+    assert a.sleep.count == 2
+    settle()
+    for w in (a, b):
+        assert w.wake() == 5
+    steps(0.1)
+    assert a.sleep.count == 0
+    settle()
+    for w in (a, b):
+        w.settings.sleeping = False
+    steps(0.2)
+    assert a.sleep.count == 0 and a._idle is None
+    for w in (a, b):
+        w.settings.sleeping = True
+    settle()
+    for w in (a, b):                           # a new cube dropped on the "b" stack
+        w.add_body(cube("drop", 1.0, 1.0))
+    steps(0.2)
+    assert a.sleep.count == 0
+    settle()

@@ -234,6 +234,11 @@ class ContactSystem:
     def enabled(self):
         return (self.world.contacts_spec or {}).get("enabled", True)
 
+    @property
+    def pending_detection(self):
+        """Whether the last depth projection left a detection for the next step."""
+        return self._pending is not None
+
     # ---- per step -------------------------------------------------------------------------
     def detect(self, h):
         """Contacts at the current state packed into self.C; returns (C, seconds)."""
