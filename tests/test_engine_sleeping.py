@@ -461,8 +461,9 @@ def test_idle_steps_of_a_sleeping_world_equal_full_steps_through_its_events(h):
     """A world whose bodies all sleep takes the idle step (World._idle_step: the time, the
     clock, empty statistics) instead of detection and the kernels. Beside the same world
     made to take full steps, it stays bit-identical through quiet stretches, a drag, a new
-    body dropped on it, gravity changed in place, a snapshot put back, the user's wake and
-    sleeping turned off and on, and it is idle again whenever everything sleeps."""
+    body dropped on it, gravity changed in place, a snapshot put back, the user's wake,
+    sleeping turned off and on and another step size, and it is idle again whenever
+    everything sleeps."""
     def make():
         return world_of(stack(3, prefix="a") + stack(2, x=1.0, prefix="b"), h=h)
     a, b = make(), make()
@@ -517,6 +518,11 @@ def test_idle_steps_of_a_sleeping_world_equal_full_steps_through_its_events(h):
     for w in (a, b):
         w.settings.sleeping = True
     settle()
+    for w in (a, b):                           # another step size while idle
+        w.settings.h = h * 0.75
+    n = len(idle_seen)
+    steps(0.2)
+    assert all(idle_seen[n:])
     for w in (a, b):                           # a new cube dropped on the "b" stack
         w.add_body(cube("drop", 1.0, 1.0))
     steps(0.2)
