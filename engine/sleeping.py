@@ -143,7 +143,6 @@ def waking(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         self.sleep.wake_all(self)
-        self.sleep.epoch += 1
         return method(self, *args, **kwargs)
     return wrapper
 
@@ -158,8 +157,8 @@ class Sleep:
         self.island = np.zeros(0, dtype=np.int64)       # sleeping island's id, else -1
         self.wakes = 0            # counts wakings and fallings asleep (contacts/system.py
         self.naps = 0             # keeps a sleeping island's contact rows: _keep_slept)
-        self.epoch = 0            # counts every change of the sleep state or of the world
-                                  # by a live edit (waking): World's idle step looks at it
+        self.epoch = 0            # counts every change of the sleep state (a live edit
+                                  # wakes all: waking): World's idle step looks at it
         self.still = np.zeros(0)                        # [s] still for this long,
         self.still_pos = np.zeros((0, 3))               # from this pose on
         self.still_rot = np.zeros((0, 3, 3))

@@ -349,7 +349,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         as an idle step leaves it."""
         sleep, B, clock, h = self.sleep, self.B, self._clock, self.settings.h
         if not sleep.anyone or self.drag is not None or self.load_models or self._loads_on \
-                or self.collision.C is None or self.collision.C.body.shape[0] \
+                or self.collision.C.body.shape[0] \
                 or self.collision.pending_detection or not B.static.all() \
                 or not (clock[S.K_H_TAKEN] == clock[S.K_H_LAST] == self.h_prev == h) \
                 or not (clock[S.K_RELAX] == self.relax_prev == 1.0) \
