@@ -60,7 +60,8 @@ def test_behaviour_figures_of_rolling_bodies_ours_only():
 def test_behaviour_figures_side_by_side_with_mujoco():
     mujoco = pytest.importorskip("mujoco")
     timing, rows = bc.behaviour("rolling_bodies", 0.2, mujoco=mujoco)
-    assert set(timing) == TIMING_KEYS | {"x_mujoco"} and timing["x_mujoco"] > 0
+    assert set(timing) == TIMING_KEYS | {"x_mujoco", "x_mujoco_mean"}
+    assert timing["x_mujoco"] > 0 and timing["x_mujoco_mean"] > 0
     cols = ["ours"] + [c for c, _ in bc.MUJOCO_RUNS]
     _check_figure_rows(rows, "rolling_bodies", cols)
     for r in rows:
@@ -127,6 +128,49 @@ def test_contacts_bench_runs_only_the_chosen_scenes(monkeypatch):
     with pytest.raises(ValueError, match="nosuch"):
         bc.contacts(["nosuch"])
     assert bc.main(["--scenes", "nosuch"]) == 2
+
+
+def test_peer_ratios_are_medians_of_the_pooled_rounds():
+    """x_*: median over median, every round's steps pooled; x_*_mean: mean over mean. A slow
+    step of the machine moves the mean ratio, not the median one."""
+    ours = [np.array([2.0, 2.0, 2.0, 50.0]), np.array([2.0, 3.0])]   # one slow step
+    mujoco = [np.array([1.0, 1.0, 1.0]), np.array([1.0, 4.0])]
+    r = bc.peer_ratios(ours, mujoco, [])
+    assert set(r) == {"x_mujoco", "x_mujoco_mean"}
+    assert r["x_mujoco"] == 2.0                        # median 2 over median 1
+    assert r["x_mujoco_mean"] == round((61 / 6) / (8 / 5), 2)
+    r = bc.peer_ratios(ours, mujoco, [np.array([4.0, 4.0])])
+    assert r["x_pybullet"] == 0.5 and r["x_pybullet_mean"] == round((61 / 6) / 4, 2)
+
+
+@pytest.mark.parametrize("peer_seconds, rounds", [(0.0, bc.PEER_ROUNDS), (1e3, 1)])
+def test_peer_rounds_are_interleaved_and_cut_to_one_where_the_peers_are_slow(
+        monkeypatch, peer_seconds, rounds):
+    """Ours, MuJoCo, PyBullet, ours, MuJoCo, PyBullet ...: each engine meets the machine's
+    slow and quick moments alike; where a round of the peers takes longer than
+    ROUND_BUDGET_S (MuJoCo on the funnel's thousand cubes), one round only."""
+    calls = []
+    clock = [0.0]
+    monkeypatch.setattr(bc.time, "perf_counter", lambda: clock[0])
+
+    def ours(*args):
+        calls.append("ours")
+        return None, None, np.full(4, 2.0)
+
+    def peer(name, t):
+        def run(path, h, seconds):
+            calls.append(name)
+            clock[0] += peer_seconds
+            return np.full(4, t)
+        return run
+
+    monkeypatch.setattr(bc, "_timed_run", ours)
+    monkeypatch.setattr(bc, "_mujoco_times", peer("mujoco", 1.0))
+    monkeypatch.setattr(bc, "_pybullet_times", peer("pybullet", 4.0))
+    row = bc._with_peers("scene.json", 1 / 60, 0.0, 1.0, False, None, np.full(4, 2.0))
+    assert calls == (["mujoco", "pybullet"] + ["ours", "mujoco", "pybullet"] * (rounds - 1))
+    assert row == {"x_mujoco": 2.0, "x_mujoco_mean": 2.0, "x_pybullet": 0.5,
+                   "x_pybullet_mean": 0.5, "peer_rounds": rounds}
 
 
 @pytest.mark.parametrize("n", [100, 1000])
