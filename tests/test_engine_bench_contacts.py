@@ -2,6 +2,7 @@
 rolling_bodies, tall_tower, spinning_top) load and run, their behaviour figures are computed
 (keys, finite values; the physics itself is asserted elsewhere), the MuJoCo model of a
 contact scene has our bodies, and the bench runs only the scenes asked for."""
+import contextlib
 import json
 import math
 import os
@@ -130,47 +131,59 @@ def test_contacts_bench_runs_only_the_chosen_scenes(monkeypatch):
     assert bc.main(["--scenes", "nosuch"]) == 2
 
 
-def test_peer_ratios_are_medians_of_the_pooled_rounds():
-    """x_*: median over median, every round's steps pooled; x_*_mean: mean over mean. A slow
-    step of the machine moves the mean ratio, not the median one."""
-    ours = [np.array([2.0, 2.0, 2.0, 50.0]), np.array([2.0, 3.0])]   # one slow step
-    mujoco = [np.array([1.0, 1.0, 1.0]), np.array([1.0, 4.0])]
-    r = bc.peer_ratios(ours, mujoco, [])
-    assert set(r) == {"x_mujoco", "x_mujoco_mean"}
-    assert r["x_mujoco"] == 2.0                        # median 2 over median 1
-    assert r["x_mujoco_mean"] == round((61 / 6) / (8 / 5), 2)
-    r = bc.peer_ratios(ours, mujoco, [np.array([4.0, 4.0])])
+def test_peer_ratios_are_medians_and_means():
+    """x_*: median over median; x_*_mean: mean over mean. A slow step of the machine moves
+    the mean ratio, not the median one."""
+    ours = np.array([2.0, 2.0, 2.0, 50.0, 2.0, 3.0])      # one slow step
+    mujoco = np.array([1.0, 1.0, 1.0, 1.0, 4.0])
+    r = bc.peer_ratios(ours, mujoco=mujoco)
+    assert r == {"x_mujoco": 2.0, "x_mujoco_mean": round((61 / 6) / (8 / 5), 2)}
+    r = bc.peer_ratios(ours, mujoco=mujoco, pybullet=np.array([4.0, 4.0]))
     assert r["x_pybullet"] == 0.5 and r["x_pybullet_mean"] == round((61 / 6) / 4, 2)
 
 
-@pytest.mark.parametrize("peer_seconds, rounds", [(0.0, bc.PEER_ROUNDS), (1e3, 1)])
-def test_peer_rounds_are_interleaved_and_cut_to_one_where_the_peers_are_slow(
-        monkeypatch, peer_seconds, rounds):
-    """Ours, MuJoCo, PyBullet, ours, MuJoCo, PyBullet ...: each engine meets the machine's
-    slow and quick moments alike; where a round of the peers takes longer than
-    ROUND_BUDGET_S (MuJoCo on the funnel's thousand cubes), one round only."""
+def test_the_engines_step_the_same_seconds_in_turns_of_peer_chunk_steps(monkeypatch):
+    """peer_times: ours, MuJoCo, PyBullet, PEER_CHUNK steps each in turn over the same
+    steps (the last turn shorter), each step timed on its own."""
     calls = []
     clock = [0.0]
     monkeypatch.setattr(bc.time, "perf_counter", lambda: clock[0])
 
-    def ours(*args):
-        calls.append("ours")
-        return None, None, np.full(4, 2.0)
-
-    def peer(name, t):
-        def run(path, h, seconds):
+    def stepper(name, seconds):
+        def step():
             calls.append(name)
-            clock[0] += peer_seconds
-            return np.full(4, t)
-        return run
+            clock[0] += seconds
+        return step
 
-    monkeypatch.setattr(bc, "_timed_run", ours)
-    monkeypatch.setattr(bc, "_mujoco_times", peer("mujoco", 1.0))
-    monkeypatch.setattr(bc, "_pybullet_times", peer("pybullet", 4.0))
-    row = bc._with_peers("scene.json", 1 / 60, 0.0, 1.0, False, None, np.full(4, 2.0))
-    assert calls == (["mujoco", "pybullet"] + ["ours", "mujoco", "pybullet"] * (rounds - 1))
-    assert row == {"x_mujoco": 2.0, "x_mujoco_mean": 2.0, "x_pybullet": 0.5,
-                   "x_pybullet_mean": 0.5, "peer_rounds": rounds}
+    class World:
+        step = staticmethod(stepper("ours", 2.0))
+
+    @contextlib.contextmanager
+    def pybullet(path, h):
+        yield stepper("pybullet", 4.0)
+
+    monkeypatch.setattr(bc, "_ready_world", lambda *args: World())
+    monkeypatch.setattr(bc, "_mujoco_stepper", lambda path, h: stepper("mujoco", 1.0))
+    monkeypatch.setattr(bc, "_pybullet_stepper", pybullet)
+    steps = 2 * bc.PEER_CHUNK + 3
+    ours, mujoco, pybullet_t = bc.peer_times("scene.json", 0.1, 0.0, steps * 0.1)
+    turns = [("ours", bc.PEER_CHUNK), ("mujoco", bc.PEER_CHUNK), ("pybullet", bc.PEER_CHUNK)]
+    expected = [n for name, k in turns * 2 for n in [name] * k] + \
+        ["ours"] * 3 + ["mujoco"] * 3 + ["pybullet"] * 3
+    assert calls == expected
+    assert ours.tolist() == [2.0] * steps and mujoco.tolist() == [1.0] * steps
+    assert pybullet_t.tolist() == [4.0] * steps
+
+
+def test_peer_times_of_the_box_stack_with_the_real_peers():
+    pytest.importorskip("mujoco")
+    pytest.importorskip("pybullet")
+    path = os.path.join(SCENES, "box_stack.json")
+    times = bc.peer_times(path, 1 / 60, 0.0, 0.5)
+    assert [t.shape for t in times] == [(30,)] * 3
+    assert all(np.isfinite(t).all() and (t > 0).all() for t in times)
+    r = bc.peer_ratios(times[0], mujoco=times[1], pybullet=times[2])
+    assert set(r) == {"x_mujoco", "x_mujoco_mean", "x_pybullet", "x_pybullet_mean"}
 
 
 @pytest.mark.parametrize("n", [100, 1000])

@@ -2,13 +2,17 @@
 contact scenes, and (with the `peers` extra: mujoco, pybullet) the same boxes in MuJoCo
 and PyBullet: the table's peer columns are our ms per step divided by theirs.
 
-Peer ratios (x_mujoco, x_pybullet) are the median step's time over the peer's median step,
-each engine timed step by step over the same simulated seconds, in PEER_ROUNDS interleaved
-rounds (ours, MuJoCo, PyBullet, ours, ...; one round where a round of the peers takes more
-than ROUND_BUDGET_S), the rounds' steps pooled. One mean over one run each, as before
-2026-12-01, moved with the machine: three runs in a row gave box_stack 1.11, 2.89 and 1.35 x
-MuJoCo, the pyramid 2.64, 1.99 and 1.94 (MuJoCo's own mean step 0.06-0.13 ms on the same
-boxes). x_mujoco_mean and x_pybullet_mean keep the ratio of the means (all rounds).
+Peer ratios (x_mujoco, x_pybullet) are our median step's time over the peer's median step,
+the three engines stepping the same simulated seconds side by side in one process, PEER_CHUNK
+steps each in turn (peer_times), so that all three meet the machine's slow and quick moments
+alike; x_mujoco_mean and x_pybullet_mean are the ratios of the means. On this shared 2-core
+machine one engine's step time moves by up to 1.8x from one minute to the next (MuJoCo's
+median step on the 10-box stack: 59 us in one run, 91-105 us in the next dozen), so one run
+of each engine after the other, compared by their means as before 2026-12-01, gave
+box_stack 1.11, 2.89 and 1.35 x MuJoCo and the pyramid 2.64, 1.99 and 1.94 in three runs in a
+row (three whole runs of each in turn, compared by medians: still 1.95 to 3.27); side by side,
+ten runs of box_stack gave 2.07-2.77. The timing row's own columns (ms_step_mean ...) come
+from a run of ours alone.
 
 Stage times come from the step statistics: detection (Python wrapper + kernel), collisions
 (the velocity pass at t), contacts (position loop with joints and contacts, shock
@@ -50,6 +54,7 @@ import math
 import os
 import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -62,8 +67,7 @@ from . import BenchInputError
 from .overhead import python_per_step
 
 WARM_UP_STEPS = 5
-PEER_ROUNDS = 3            # interleaved rounds of ours and the peers (module docstring)
-ROUND_BUDGET_S = 10.0      # ... one round only where the peers' first took longer
+PEER_CHUNK = 10            # steps each engine takes in its turn (peer_times)
 OVERHEAD_STEPS = 60        # steps after the timed ones: Python time and kernel calls a step
 SCENES = SCENES_DIR
 
@@ -195,28 +199,18 @@ def _load(path):
 
 
 def _measure(path, h, prepare, seconds, sleeping=False, threads=None):
-    """(timing row, per-step wall times [s]) of one scene (CASES' columns)."""
+    """The timing row of one scene (CASES' columns)."""
     w, st, wall = _timed_run(path, h, prepare, seconds, sleeping, threads)
     row = {**_stats_row(h, st, wall), **(_sleep_columns(w) if sleeping else {}),
            "threads": w.threads, "islands_solved": w.last_step()["islands_solved"]}
     python_us, calls = python_per_step(w, OVERHEAD_STEPS)
-    return {**row, "python_us": round(python_us, 1), "kernel_calls": calls}, wall
+    return {**row, "python_us": round(python_us, 1), "kernel_calls": calls}
 
 
 def _timed_run(path, h, prepare, seconds, sleeping=False, threads=None):
     """(world, per-step stats, per-step wall times [s]) of `seconds` at h, after `prepare`
     seconds at the scene's own h and WARM_UP_STEPS."""
-    w = _load(path)
-    w.settings.sleeping = sleeping
-    if threads is not None:
-        w.threads = threads
-    if prepare > 0:
-        for _ in range(int(round(prepare / w.settings.h))):
-            w.step()
-    w.settings.h = h
-    for _ in range(WARM_UP_STEPS):   # loads the kernels, fills the warm starts
-        w.step()
-    preload_islands(w)               # (and the split step's, as the viewer does)
+    w = _ready_world(path, h, prepare, sleeping, threads)
     steps = max(1, int(round(seconds / h)))
     st = np.zeros((steps, S.T_SIZE))
     wall = np.zeros(steps)
@@ -228,33 +222,50 @@ def _timed_run(path, h, prepare, seconds, sleeping=False, threads=None):
     return w, st, wall
 
 
-def peer_ratios(ours, mujoco, pybullet):
-    """The peer columns from per-step times [s] (module docstring): each of ours, mujoco,
-    pybullet a list of rounds' arrays (pybullet's may be empty)."""
-    ours = np.concatenate(ours)
+def _ready_world(path, h, prepare, sleeping=False, threads=None):
+    """The scene's world, `prepare` seconds on at its own h, then set to h and stepped
+    WARM_UP_STEPS (kernels loaded, warm starts filled)."""
+    w = _load(path)
+    w.settings.sleeping = sleeping
+    if threads is not None:
+        w.threads = threads
+    if prepare > 0:
+        for _ in range(int(round(prepare / w.settings.h))):
+            w.step()
+    w.settings.h = h
+    for _ in range(WARM_UP_STEPS):   # loads the kernels, fills the warm starts
+        w.step()
+    preload_islands(w)               # (and the split step's, as the viewer does)
+    return w
+
+
+def peer_ratios(ours, **peers):
+    """The peer columns x_<name> (median over median) and x_<name>_mean (mean over mean)
+    from per-step times [s]: ours, and each peer's by name."""
     row = {}
-    for name, times in (("mujoco", mujoco), ("pybullet", pybullet)):
-        if not times:
-            continue
-        t = np.concatenate(times)
-        row[f"x_{name}"] = round(float(np.median(ours) / np.median(t)), 2)
-        row[f"x_{name}_mean"] = round(float(ours.mean() / t.mean()), 2)
+    for name, times in peers.items():
+        row[f"x_{name}"] = round(float(np.median(ours) / np.median(times)), 2)
+        row[f"x_{name}_mean"] = round(float(ours.mean() / times.mean()), 2)
     return row
 
 
-def _with_peers(path, h, prepare, seconds, sleeping, threads, wall):
-    """peer_ratios of a CASES row whose first round of ours gave `wall`: the peers' round,
-    then up to PEER_ROUNDS - 1 more rounds of ours and theirs, interleaved."""
-    ours, mujoco, pybullet = [wall], [], []
-    for r in range(PEER_ROUNDS):
-        if r:
-            ours.append(_timed_run(path, h, prepare, seconds, sleeping, threads)[2])
-        t0 = time.perf_counter()
-        mujoco.append(_mujoco_times(path, h, seconds))
-        pybullet.append(_pybullet_times(path, h, seconds))
-        if r == 0 and time.perf_counter() - t0 > ROUND_BUDGET_S:
-            break
-    return {**peer_ratios(ours, mujoco, pybullet), "peer_rounds": len(mujoco)}
+def peer_times(path, h, prepare, seconds, sleeping=False, threads=None):
+    """Per-step wall times [s] of ours, MuJoCo and PyBullet (module docstring) over the same
+    `seconds` at h, the three stepping in turn, PEER_CHUNK steps each (ours after `prepare`
+    seconds and the warm-up, as _timed_run)."""
+    w = _ready_world(path, h, prepare, sleeping, threads)
+    steps = max(1, int(round(seconds / h)))
+    ours, mujoco, pybullet = np.zeros(steps), np.zeros(steps), np.zeros(steps)
+    step_mujoco = _mujoco_stepper(path, h)
+    with _pybullet_stepper(path, h) as step_pybullet:
+        for start in range(0, steps, PEER_CHUNK):
+            for step, out in ((w.step, ours), (step_mujoco, mujoco),
+                              (step_pybullet, pybullet)):
+                for i in range(start, min(start + PEER_CHUNK, steps)):
+                    t0 = time.perf_counter()
+                    step()
+                    out[i] = time.perf_counter() - t0
+    return ours, mujoco, pybullet
 
 
 def _stats_row(h, st, wall):
@@ -302,8 +313,8 @@ def _boxes(path):
     return out
 
 
-def _mujoco_times(path, h, seconds):
-    """Per-step wall times [s] of MuJoCo's mj_step on the scene's boxes."""
+def _mujoco_stepper(path, h):
+    """A function taking one MuJoCo step (mj_step) of the scene's boxes, stepped once."""
     import mujoco
     geoms = []
     for half, pos, q, mass, mu in _boxes(path):
@@ -320,18 +331,14 @@ def _mujoco_times(path, h, seconds):
            + "</worldbody></mujoco>")
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
-    steps = max(1, int(round(seconds / h)))
     mujoco.mj_step(m, d)
-    times = np.empty(steps)
-    for i in range(steps):
-        t0 = time.perf_counter()
-        mujoco.mj_step(m, d)
-        times[i] = time.perf_counter() - t0
-    return times
+    return lambda: mujoco.mj_step(m, d)
 
 
-def _pybullet_times(path, h, seconds):
-    """Per-step wall times [s] of PyBullet's stepSimulation on the scene's boxes."""
+@contextmanager
+def _pybullet_stepper(path, h):
+    """A function taking one PyBullet step (stepSimulation) of the scene's boxes, for the
+    length of the `with` (its client is disconnected after)."""
     import pybullet as pb
     cid = pb.connect(pb.DIRECT)
     try:
@@ -347,13 +354,7 @@ def _pybullet_times(path, h, seconds):
                                       baseOrientation=[q[1], q[2], q[3], q[0]],
                                       physicsClientId=cid)
             pb.changeDynamics(body, -1, lateralFriction=mu, physicsClientId=cid)
-        steps = max(1, int(round(seconds / h)))
-        times = np.empty(steps)
-        for i in range(steps):
-            t0 = time.perf_counter()
-            pb.stepSimulation(physicsClientId=cid)
-            times[i] = time.perf_counter() - t0
-        return times
+        yield lambda: pb.stepSimulation(physicsClientId=cid)
     finally:
         pb.disconnect(cid)
 
@@ -403,10 +404,10 @@ def contacts(scenes=None):
         if chosen is not None and name[:-5] not in chosen:
             continue
         path = os.path.join(SCENES, name)
-        timing, wall = _measure(path, h, prepare, seconds, sleeping, threads)
-        row = {"benchmark": label, **timing}
+        row = {"benchmark": label, **_measure(path, h, prepare, seconds, sleeping, threads)}
         if peers and compare:
-            row.update(_with_peers(path, h, prepare, seconds, sleeping, threads, wall))
+            ours, mujoco, pybullet = peer_times(path, h, prepare, seconds, sleeping, threads)
+            row.update(peer_ratios(ours, mujoco=mujoco, pybullet=pybullet))
         rows.append(row)
     mujoco = _mujoco_module()
     figures = []
@@ -497,7 +498,7 @@ def behaviour(name, seconds, mujoco=None):
             times, pos, rot, vel, omega, diverged = peers.run_mujoco_contacts(
                 mujoco, load_scene(path), steps, integrator)
             if integrator == "Euler":      # (one round: the figures' run)
-                timing.update(peer_ratios([wall], [times], []))
+                timing.update(peer_ratios(wall, mujoco=times))
             if diverged is not None:
                 columns[col] = [f"diverged at {diverged:.2f} s"] * len(figs)
             else:
