@@ -30,8 +30,8 @@ restitution is a spring-damper fitted to e, see peers) with its recommended `imp
 integrator (column mujoco), `RK4` (mujoco_rk4) and its default `Euler` (mujoco_euler; like
 the box scenes' runs); a MuJoCo run that blew up says "diverged at T s". Each figure is a
 row with the analytic value (expected), ours and MuJoCo's; the scene's timing row (the same
-columns as above, x_mujoco against MuJoCo Euler like the box scenes) comes from the same
-run of ours.
+columns as above) comes from the same run of ours, its x_mujoco from a run of ours beside
+MuJoCo Euler (like the box scenes), side by side as the box scenes' peers.
   bouncing_balls  apex height of bounces 1-3 of each ball, expected e^(2k) x the drop
   newtons_cradle  striker speed at impact; last ball's top speed and rise over the striker's;
                   the middle balls' top speed over the striker's (expected 1, 1, 0)
@@ -255,17 +255,21 @@ def peer_times(path, h, prepare, seconds, sleeping=False, threads=None):
     seconds and the warm-up, as _timed_run)."""
     w = _ready_world(path, h, prepare, sleeping, threads)
     steps = max(1, int(round(seconds / h)))
-    ours, mujoco, pybullet = np.zeros(steps), np.zeros(steps), np.zeros(steps)
-    step_mujoco = _mujoco_stepper(path, h)
     with _pybullet_stepper(path, h) as step_pybullet:
-        for start in range(0, steps, PEER_CHUNK):
-            for step, out in ((w.step, ours), (step_mujoco, mujoco),
-                              (step_pybullet, pybullet)):
-                for i in range(start, min(start + PEER_CHUNK, steps)):
-                    t0 = time.perf_counter()
-                    step()
-                    out[i] = time.perf_counter() - t0
-    return ours, mujoco, pybullet
+        return side_by_side(steps, w.step, _mujoco_stepper(path, h), step_pybullet)
+
+
+def side_by_side(steps, *step_functions):
+    """Per-step wall times [s] of `steps` calls of each step function, the functions taking
+    PEER_CHUNK steps each in turn; one array per function."""
+    times = [np.zeros(steps) for _ in step_functions]
+    for start in range(0, steps, PEER_CHUNK):
+        for step, out in zip(step_functions, times, strict=True):
+            for i in range(start, min(start + PEER_CHUNK, steps)):
+                t0 = time.perf_counter()
+                step()
+                out[i] = time.perf_counter() - t0
+    return times
 
 
 def _stats_row(h, st, wall):
@@ -495,15 +499,15 @@ def behaviour(name, seconds, mujoco=None):
     if mujoco is not None:
         steps = track.t.shape[0] - 1
         for col, integrator in MUJOCO_RUNS:
-            times, pos, rot, vel, omega, diverged = peers.run_mujoco_contacts(
+            _, pos, rot, vel, omega, diverged = peers.run_mujoco_contacts(
                 mujoco, load_scene(path), steps, integrator)
-            if integrator == "Euler":      # (one round: the figures' run)
-                timing.update(peer_ratios(wall, mujoco=times))
             if diverged is not None:
                 columns[col] = [f"diverged at {diverged:.2f} s"] * len(figs)
             else:
                 tr = Track(track.t, pos, rot, vel, omega)
                 columns[col] = [v for _, _, v in FIGURES[name](w0, tr)]
+        ours, theirs = _figure_times(path, seconds, mujoco)
+        timing.update(peer_ratios(ours, mujoco=theirs))
     rows = []
     for i, (figure, expected, _) in enumerate(figs):
         row = {"benchmark": name, "figure": figure, "expected": _num(expected)}
@@ -511,6 +515,23 @@ def behaviour(name, seconds, mujoco=None):
             row[col] = _num(values[i])
         rows.append(row)
     return timing, rows
+
+
+def _figure_times(path, seconds, mujoco):
+    """Per-step wall times [s] of ours and MuJoCo (Euler, as the box scenes' peer) on a
+    FIGURE_CASES scene from t = 0 at its h, side by side (side_by_side; the figures' own runs
+    record every step's state, and went one after the other)."""
+    from . import peers
+    w = load_scene(path)
+    w.settings.sleeping = False
+    m, d, _ = peers.mujoco_contacts_model(mujoco, load_scene(path), "Euler")
+    steps = max(1, int(round(seconds / w.settings.h)))
+    warn = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(lambda msg: None)   # (a tower that falls in MuJoCo's Euler)
+    try:
+        return side_by_side(steps, w.step, lambda: mujoco.mj_step(m, d))
+    finally:
+        mujoco.set_mju_user_warning(warn)
 
 
 def _num(v):

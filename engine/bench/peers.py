@@ -336,11 +336,9 @@ def mjcf_contacts(world, integrator="Euler"):
     return xml, {b: f"b{b}" for b in range(len(models)) if not B.static[b]}
 
 
-def run_mujoco_contacts(mujoco, world, steps, integrator="Euler"):
-    """The scene (mjcf_contacts) from the world's current state for `steps` steps of h.
-    Returns (times (steps,) of the mj_step calls, pos, rot, vel, omega: (steps+1, n, ...)
-    per body at the centre of mass, the fixed bodies left where they are; diverged: the time
-    at which MuJoCo found its accelerations bad and reset itself, or None)."""
+def mujoco_contacts_model(mujoco, world, integrator="Euler"):
+    """(model, data, names) of the scene (mjcf_contacts) at the world's current state: its
+    bodies' velocities set, mj_forward done."""
     xml, names = mjcf_contacts(world, integrator)
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
@@ -357,6 +355,16 @@ def run_mujoco_contacts(mujoco, world, steps, integrator="Euler"):
         else:
             d.qvel[adr] = float(m.jnt_axis[j] @ w_local)
     mujoco.mj_forward(m, d)
+    return m, d, names
+
+
+def run_mujoco_contacts(mujoco, world, steps, integrator="Euler"):
+    """The scene (mjcf_contacts) from the world's current state for `steps` steps of h.
+    Returns (times (steps,) of the mj_step calls, pos, rot, vel, omega: (steps+1, n, ...)
+    per body at the centre of mass, the fixed bodies left where they are; diverged: the time
+    at which MuJoCo found its accelerations bad and reset itself, or None)."""
+    m, d, names = mujoco_contacts_model(mujoco, world, integrator)
+    B = world.B
     n = len(world.models)
     ids = {b: mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name) for b, name in names.items()}
     pos = np.repeat(B.pos[None].copy(), steps + 1, axis=0)
