@@ -355,7 +355,12 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
                 or not (clock[S.K_RELAX] == self.relax_prev == 1.0) \
                 or clock[S.K_TIME] != self.time:
             return None
-        return (id(B), id(self.J), sleep.epoch)
+        return self._idle_token()
+
+    def _idle_token(self):
+        """What an idle step's key holds to: the same bodies and joints, and no change of
+        the sleep state (Sleep.epoch)."""
+        return (id(self.B), id(self.J), self.sleep.epoch)
 
     def _idle_step(self):
         """A step where nothing can move: every body fixed or asleep since a full step
@@ -369,7 +374,7 @@ class World(LiveEdits, LoadEdits, ShapeAccess):
         sleep = self.sleep
         sleep.fit(len(self.models), self.J.const.kind.shape[0])
         sleep.check_settings(self)     # (gravity changed, or sleeping off: all wake)
-        if self._idle != (id(self.B), id(self.J), sleep.epoch) or self.drag is not None \
+        if self._idle != self._idle_token() or self.drag is not None \
                 or self.load_models or self._loads_on:
             self._idle = None
             return False

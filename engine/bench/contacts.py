@@ -191,6 +191,11 @@ def bin_exponent(rows):
     return round(float(np.polyfit(n, ms, 1)[0]), 3)
 
 
+def _steps(seconds, h):
+    """Steps of h in `seconds` (at least one)."""
+    return max(1, int(round(seconds / h)))
+
+
 def _load(path):
     name = os.path.basename(path)
     if name in GENERATED:
@@ -211,7 +216,7 @@ def _timed_run(path, h, prepare, seconds, sleeping=False, threads=None):
     """(world, per-step stats, per-step wall times [s]) of `seconds` at h, after `prepare`
     seconds at the scene's own h and WARM_UP_STEPS."""
     w = _ready_world(path, h, prepare, sleeping, threads)
-    steps = max(1, int(round(seconds / h)))
+    steps = _steps(seconds, h)
     st = np.zeros((steps, S.T_SIZE))
     wall = np.zeros(steps)
     for i in range(steps):
@@ -254,7 +259,7 @@ def peer_times(path, h, prepare, seconds, sleeping=False, threads=None):
     `seconds` at h, the three stepping in turn, PEER_CHUNK steps each (ours after `prepare`
     seconds and the warm-up, as _timed_run)."""
     w = _ready_world(path, h, prepare, sleeping, threads)
-    steps = max(1, int(round(seconds / h)))
+    steps = _steps(seconds, h)
     with _pybullet_stepper(path, h) as step_pybullet:
         return side_by_side(steps, w.step, _mujoco_stepper(path, h), step_pybullet)
 
@@ -469,7 +474,7 @@ def run_ours(path, seconds):
     w = load_scene(path)
     w.settings.sleeping = False       # the figures measure the solver (MuJoCo does not sleep)
     h = w.settings.h
-    steps = max(1, int(round(seconds / h)))
+    steps = _steps(seconds, h)
     n = len(w.models)
     pos, rot = np.zeros((steps + 1, n, 3)), np.zeros((steps + 1, n, 3, 3))
     vel, omega = np.zeros((steps + 1, n, 3)), np.zeros((steps + 1, n, 3))
@@ -499,7 +504,7 @@ def behaviour(name, seconds, mujoco=None):
     if mujoco is not None:
         steps = track.t.shape[0] - 1
         for col, integrator in MUJOCO_RUNS:
-            _, pos, rot, vel, omega, diverged = peers.run_mujoco_contacts(
+            pos, rot, vel, omega, diverged = peers.run_mujoco_contacts(
                 mujoco, load_scene(path), steps, integrator)
             if diverged is not None:
                 columns[col] = [f"diverged at {diverged:.2f} s"] * len(figs)
@@ -525,13 +530,9 @@ def _figure_times(path, seconds, mujoco):
     w = load_scene(path)
     w.settings.sleeping = False
     m, d, _ = peers.mujoco_contacts_model(mujoco, load_scene(path), "Euler")
-    steps = max(1, int(round(seconds / w.settings.h)))
-    warn = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: None)   # (a tower that falls in MuJoCo's Euler)
-    try:
-        return side_by_side(steps, w.step, lambda: mujoco.mj_step(m, d))
-    finally:
-        mujoco.set_mju_user_warning(warn)
+    with peers.warnings_quiet(mujoco):
+        return side_by_side(_steps(seconds, w.settings.h), w.step,
+                            lambda: mujoco.mj_step(m, d))
 
 
 def _num(v):

@@ -21,6 +21,7 @@ w = 1/(2 h) (MuJoCo's stiffest safe time constant is 2 h); e = 0 keeps MuJoCo's 
 """
 import math
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -358,11 +359,24 @@ def mujoco_contacts_model(mujoco, world, integrator="Euler"):
     return m, d, names
 
 
+@contextmanager
+def warnings_quiet(mujoco):
+    """MuJoCo's warnings not printed for the length of the `with` (a run that diverges is
+    reported by its caller; a tower that falls in MuJoCo's Euler is the figures' business)."""
+    warn = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(lambda msg: None)
+    try:
+        yield
+    finally:
+        mujoco.set_mju_user_warning(warn)
+
+
 def run_mujoco_contacts(mujoco, world, steps, integrator="Euler"):
     """The scene (mjcf_contacts) from the world's current state for `steps` steps of h.
-    Returns (times (steps,) of the mj_step calls, pos, rot, vel, omega: (steps+1, n, ...)
-    per body at the centre of mass, the fixed bodies left where they are; diverged: the time
-    at which MuJoCo found its accelerations bad and reset itself, or None)."""
+    Returns (pos, rot, vel, omega: (steps+1, n, ...) per body at the centre of mass, the
+    fixed bodies left where they are; diverged: the time at which MuJoCo found its
+    accelerations bad and reset itself, or None). (Its step times: bench/contacts.py
+    times MuJoCo beside our engine instead.)"""
     m, d, names = mujoco_contacts_model(mujoco, world, integrator)
     B = world.B
     n = len(world.models)
@@ -373,16 +387,11 @@ def run_mujoco_contacts(mujoco, world, steps, integrator="Euler"):
     omega = np.zeros((steps + 1, n, 3))
     vel[0], omega[0] = B.vel, B.omega
     res = np.zeros(6)
-    times = np.empty(steps)
     bad = int(mujoco.mjtWarning.mjWARN_BADQACC)
     diverged = None
-    warn = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: None)   # a divergence is reported, not printed
-    try:
+    with warnings_quiet(mujoco):
         for s in range(steps):
-            t0 = time.perf_counter()
             mujoco.mj_step(m, d)
-            times[s] = time.perf_counter() - t0
             if diverged is None and d.warning[bad].number > 0:
                 diverged = (s + 1) * world.settings.h
             for b, i in ids.items():
@@ -390,6 +399,4 @@ def run_mujoco_contacts(mujoco, world, steps, integrator="Euler"):
                 rot[s + 1, b] = d.xmat[i].reshape(3, 3)
                 mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, i, res, 0)
                 omega[s + 1, b], vel[s + 1, b] = res[:3], res[3:]
-    finally:
-        mujoco.set_mju_user_warning(warn)
-    return times, pos, rot, vel, omega, diverged
+    return pos, rot, vel, omega, diverged
